@@ -1,0 +1,190 @@
+"""Typed settings: config/settings.toml for behaviour, the environment (or .env) for secrets.
+
+Loading is explicit (`load_settings()`), never at import time, so tests can point the bot at
+their own files and nothing reads the disk just because a module was imported.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_CONFIG = PROJECT_ROOT / "config" / "settings.toml"
+
+
+class ConfigError(ValueError):
+    """The configuration cannot be used; the message says which key and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusSettings:
+    files: tuple[Path, ...] = (PROJECT_ROOT / "data" / "icml2026.jsonl",)
+    exclude_status: tuple[str, ...] = ("Reject", "Withdraw", "Desk Reject")
+    index_dir: Path = PROJECT_ROOT / "data" / ".index"
+
+
+@dataclass(frozen=True, slots=True)
+class SearchSettings:
+    k1: float = 1.5
+    b: float = 0.75
+    epsilon: float = 0.25
+    title_weight: int = 1
+    prf_docs: int = 0
+    prf_terms: int = 0
+    prf_weight: float = 0.0
+    page_size: int = 5
+
+
+@dataclass(frozen=True, slots=True)
+class DiscordSettings:
+    ephemeral: bool = True
+    search_cooldown_uses: int = 5
+    search_cooldown_seconds: float = 30.0
+    shard_count: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class StorageSettings:
+    database: str = str(PROJECT_ROOT / "state" / "paperbot.sqlite3")
+
+
+@dataclass(frozen=True, slots=True)
+class DailySettings:
+    retry_window_hours: float = 12.0
+    retry_base_seconds: float = 30.0
+    retry_max_seconds: float = 1800.0
+    open_thread: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Secrets:
+    """Values read from the environment. `repr` hides the token so it never reaches a log."""
+
+    discord_token: str | None = field(default=None, repr=False)
+    guild_id: int | None = None
+    owner_ids: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    corpus: CorpusSettings = CorpusSettings()
+    search: SearchSettings = SearchSettings()
+    discord: DiscordSettings = DiscordSettings()
+    storage: StorageSettings = StorageSettings()
+    daily: DailySettings = DailySettings()
+    secrets: Secrets = Secrets()
+    source: Path | None = None
+
+    def with_corpus(self, files: list[Path] | tuple[Path, ...]) -> Settings:
+        """The same settings over other corpus files (the CLI's --corpus)."""
+        paths = tuple(Path(f).expanduser().resolve() for f in files)
+        return replace(self, corpus=replace(self.corpus, files=paths))
+
+
+_PATH_KEYS = {("corpus", "files"), ("corpus", "index_dir")}
+
+
+def _resolve(base: Path, value: str) -> Path:
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else (base / path).resolve()
+
+
+def _section(cls: type, name: str, raw: dict[str, Any], base: Path) -> Any:
+    known = {f.name: f for f in fields(cls)}
+    unknown = sorted(set(raw) - set(known))
+    if unknown:
+        raise ConfigError(f"[{name}] has unknown key(s): {', '.join(unknown)}")
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        default = getattr(cls(), key)
+        if (name, key) in _PATH_KEYS:
+            if isinstance(default, tuple):
+                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                    raise ConfigError(f"[{name}] {key} must be a list of paths")
+                values[key] = tuple(_resolve(base, v) for v in value)
+            else:
+                if not isinstance(value, str):
+                    raise ConfigError(f"[{name}] {key} must be a path")
+                values[key] = _resolve(base, value)
+            continue
+        if name == "storage" and key == "database" and isinstance(value, str):
+            if "://" not in value and value != ":memory:":
+                value = str(_resolve(base, value))
+        if isinstance(default, tuple):
+            if not isinstance(value, list):
+                raise ConfigError(f"[{name}] {key} must be a list")
+            value = tuple(value)
+        elif isinstance(default, bool):
+            if not isinstance(value, bool):
+                raise ConfigError(f"[{name}] {key} must be true or false")
+        elif isinstance(default, float):
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ConfigError(f"[{name}] {key} must be a number")
+            value = float(value)
+        elif isinstance(default, int):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ConfigError(f"[{name}] {key} must be a whole number")
+        elif isinstance(default, str) and not isinstance(value, str):
+            raise ConfigError(f"[{name}] {key} must be a string")
+        values[key] = value
+    return cls(**values)
+
+
+def _int_env(env: dict[str, str], name: str) -> int | None:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit():
+        raise ConfigError(f"{name} must be a numeric Discord id, got {raw!r}")
+    return int(raw)
+
+
+def read_secrets(env: dict[str, str] | None = None) -> Secrets:
+    env = dict(os.environ if env is None else env)
+    token = env.get("DISCORD_TOKEN", "").strip() or None
+    owners_raw = env.get("DISCORD_OWNER_IDS", "")
+    owners: list[int] = []
+    for part in owners_raw.replace(",", " ").split():
+        if not part.isdigit():
+            raise ConfigError(f"DISCORD_OWNER_IDS must be numeric ids, got {part!r}")
+        owners.append(int(part))
+    return Secrets(discord_token=token, guild_id=_int_env(env, "DISCORD_GUILD_ID"),
+                   owner_ids=tuple(owners))
+
+
+def load_settings(path: Path | None = None, *, env: dict[str, str] | None = None,
+                  dotenv: bool = True) -> Settings:
+    """Read settings from `path` (or PAPERBOT_CONFIG, or config/settings.toml) and secrets.
+
+    `.env` in the project folder is read first when `dotenv` is true; real environment
+    variables win over it, as python-dotenv does by default.
+    """
+    if dotenv and env is None:
+        from dotenv import load_dotenv
+
+        load_dotenv(PROJECT_ROOT / ".env", override=False)
+    environ = dict(os.environ if env is None else env)
+    if path is None:
+        override = environ.get("PAPERBOT_CONFIG", "").strip()
+        path = Path(override).expanduser() if override else DEFAULT_CONFIG
+    raw: dict[str, Any] = {}
+    if path.exists():
+        try:
+            raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{path}: {exc}") from exc
+    elif path != DEFAULT_CONFIG:
+        raise ConfigError(f"config file not found: {path}")
+    base = path.resolve().parent.parent if path.resolve().parent.name == "config" \
+        else path.resolve().parent
+    sections = {"corpus": CorpusSettings, "search": SearchSettings, "discord": DiscordSettings,
+                "storage": StorageSettings, "daily": DailySettings}
+    unknown = sorted(set(raw) - set(sections))
+    if unknown:
+        raise ConfigError(f"{path}: unknown section(s): {', '.join(unknown)}")
+    parts = {name: _section(cls, name, raw.get(name, {}), base) for name, cls in sections.items()}
+    return Settings(**parts, secrets=read_secrets(environ), source=path)

@@ -1,0 +1,166 @@
+"""The HTTP side: request parsing (JSON and multipart), logging, routing, faults, errors."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import BodyPartReader, web
+
+from .faults import Faults, compile_path
+from .messages import Upload
+from .recorder import Recorder
+
+log = logging.getLogger(__name__)
+
+API_PREFIX = re.compile(r"^/api(/v\d+)?")
+
+
+@dataclass
+class Call:
+    """One REST request as the fake received it, and what it answered."""
+
+    method: str
+    path: str
+    query: dict[str, str]
+    json: Any
+    uploads: list[Upload] = field(default_factory=list)
+    headers: dict[str, str] = field(default_factory=dict)
+    params: dict[str, str] = field(default_factory=dict)
+    status: int = 0
+    response: Any = None
+    fault: bool = False
+
+    def __repr__(self) -> str:
+        return f"<Call {self.method} {self.path} -> {self.status}>"
+
+
+class ApiError(Exception):
+    """Raised by a route handler to answer with a Discord-style error body."""
+
+    def __init__(self, status: int, code: int, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+Handler = Callable[[Call], Awaitable[Any]]
+NO_CONTENT = object()
+
+
+class Router:
+    def __init__(self) -> None:
+        self.routes: list[tuple[str, re.Pattern[str], Handler]] = []
+
+    def add(self, method: str, template: str, handler: Handler) -> None:
+        parts = re.split(r"\{(\w+)\}", template)
+        regex = "".join(
+            re.escape(p) if i % 2 == 0 else f"(?P<{p}>[^/]+)" for i, p in enumerate(parts)
+        )
+        self.routes.append((method, re.compile(regex), handler))
+
+    def match(self, method: str, path: str) -> tuple[Handler, dict[str, str]] | None:
+        for route_method, regex, handler in self.routes:
+            found = regex.fullmatch(path)
+            if found and route_method == method:
+                return handler, found.groupdict()
+        return None
+
+
+async def parse_body(request: web.Request) -> tuple[Any, list[Upload]]:
+    if request.content_type.startswith("multipart/"):
+        payload: Any = None
+        uploads: list[Upload] = []
+        reader = await request.multipart()
+        while (part := await reader.next()) is not None:
+            if not isinstance(part, BodyPartReader):
+                continue
+            data = await part.read()
+            name = part.name or ""
+            if name == "payload_json":
+                payload = json.loads(data)
+            else:
+                content_type = part.headers.get("Content-Type", "application/octet-stream")
+                filename = part.filename or name
+                uploads.append(Upload(name, filename, content_type, bytes(data)))
+        return payload, uploads
+    text = await request.text()
+    if not text:
+        return None, []
+    try:
+        return json.loads(text), []
+    except ValueError:
+        return text, []
+
+
+class RestServer:
+    """Routes REST API calls to handlers, logging each in ``requests`` and applying faults."""
+
+    def __init__(self, faults: Faults) -> None:
+        self.router = Router()
+        self.faults = faults
+        self.requests: Recorder[Call] = Recorder("REST request")
+        self.unknown: list[Call] = []
+        self.valid_tokens: set[str] | None = None
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        path = API_PREFIX.sub("", request.path) or "/"
+        body, uploads = await parse_body(request)
+        call = Call(request.method, path, dict(request.query), body, uploads, dict(request.headers))
+        self.requests.append(call)
+        try:
+            response = await self._answer(call)
+        except ApiError as exc:
+            response = self._error(call, exc.status, {"message": exc.message, "code": exc.code})
+        self.requests.notify()
+        return response
+
+    def _error(self, call: Call, status: int, body: Any, headers: Any = None) -> web.Response:
+        call.status, call.response = status, body
+        if isinstance(body, str):
+            return web.Response(status=status, text=body, headers=headers)
+        return web.json_response(body, status=status, headers=headers)
+
+    async def _answer(self, call: Call) -> web.StreamResponse:
+        fault = self.faults.take(call.method, call.path)
+        if fault is not None:
+            if fault.delay:
+                await asyncio.sleep(fault.delay)
+            if fault.status:
+                call.fault = True
+                log.info("fake discord: fault %s on %s %s", fault.status, call.method, call.path)
+                return self._error(call, fault.status, fault.body, fault.headers)
+        if self.valid_tokens is not None and not self._authorized(call):
+            return self._error(call, 401, {"message": "401: Unauthorized", "code": 0})
+        found = self.router.match(call.method, call.path)
+        if found is None:
+            log.warning("fake discord: unknown route %s %s", call.method, call.path)
+            self.unknown.append(call)
+            return self._error(call, 404, {"message": "404: Not Found", "code": 0})
+        handler, call.params = found
+        result = await handler(call)
+        if result is NO_CONTENT or result is None:
+            call.status = 204
+            return web.Response(status=204)
+        call.status, call.response = 200, result
+        return web.json_response(result)
+
+    def _authorized(self, call: Call) -> bool:
+        if call.path.startswith(("/webhooks/", "/interactions/")):
+            return True
+        auth = call.headers.get("Authorization", "")
+        return auth.removeprefix("Bot ") in (self.valid_tokens or set())
+
+    def calls(self, method: str | None = None, pattern: str | None = None) -> list[Call]:
+        """Logged requests, optionally filtered by method and path pattern (see faults)."""
+        regex = compile_path(pattern) if pattern else None
+        return [
+            c
+            for c in self.requests
+            if (method is None or c.method == method.upper())
+            and (regex is None or regex.fullmatch(c.path))
+        ]
