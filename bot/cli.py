@@ -17,7 +17,7 @@ from bot.models import Filters, Hit, Paper, SearchError, SearchResult
 
 log = logging.getLogger(__name__)
 
-COMMANDS = ("search", "paper", "similar", "random", "stats", "ingest")
+COMMANDS = ("search", "paper", "similar", "random", "stats", "ingest", "eval")
 PROGRESS_MIN_BYTES = 2_000_000
 
 
@@ -60,7 +60,30 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--out", type=Path, help="write the valid papers here as JSON Lines")
     ingest.add_argument("--include-rejected", action="store_true",
                         help="keep papers whose status is Reject or Withdraw")
+
+    ev = sub.add_parser("eval", help="nDCG@10, Recall@100, MRR@10 of this search on a BEIR set")
+    ev.add_argument("--beir", type=Path, required=True, metavar="DIR",
+                    help="folder with corpus.jsonl, queries.jsonl, qrels/<split>.tsv")
+    ev.add_argument("--split", default="test", help="qrels split: train, test or dev")
+    ev.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
+                    help="override a [search] setting for this run (repeatable)")
+    ev.add_argument("--analyzer", default="default",
+                    choices=("default", "plain", "stopwords", "stem"),
+                    help="analyzer variant (default: stopwords + stems, as the bot runs)")
+    ev.add_argument("--json", action="store_true", help="print JSON")
     return parser
+
+
+def run_eval(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
+    from bot.evaluate import apply_overrides, evaluate
+
+    search = apply_overrides(settings.search, args.overrides)
+    report = evaluate(args.beir, args.split, search, args.analyzer)
+    if args.json:
+        _dump(report.to_json(), out)
+    else:
+        out.write(report.text())
+    return 0
 
 
 def _print_hit(hit: Hit, out: TextIO) -> None:
@@ -194,6 +217,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
         if args.command == "ingest":
             return run_ingest(args, out, err)
         settings = load_settings(args.config)
+        if args.command == "eval":
+            return run_eval(args, settings, out)
         if args.corpus:
             settings = settings.with_corpus(args.corpus)
         return run(args, settings, out)

@@ -33,7 +33,7 @@ VENUE_NAMES = {
     "acl": "ACL", "emnlp": "EMNLP", "naacl": "NAACL", "aaai": "AAAI", "ijcai": "IJCAI",
     "uai": "UAI", "kdd": "KDD", "www": "WWW", "sigir": "SIGIR", "colt": "COLT", "tmlr": "TMLR",
 }
-_VENUE_FILE = re.compile(r"^([a-z]+)[-_]?(\d{4})$", re.IGNORECASE)
+_VENUE_FILE = re.compile(r"^([a-z]+)[-_]?(\d{4})(?:[-_.].*)?$", re.IGNORECASE)
 _SOFT_BREAK = re.compile(r"-\n\s*")
 _SPACES = re.compile(r"\s+")
 
@@ -188,7 +188,7 @@ def _headline_fallback(abstract: str, words: int = 12) -> str:
 
 def _jsonl_records(path: Path, report: LoadReport) -> Iterator[tuple[int, dict[str, Any]]]:
     def skip(reason: str) -> None:
-        report.skip(reason)
+        report.problems.append(reason)
         report.skipped += 1
 
     with path.open("rb") as handle:

@@ -14,22 +14,27 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import multiprocessing as mp
 import os
 import shutil
 import tempfile
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 INDEX_FORMAT = 1
 MAX_TF = np.iinfo(np.uint16).max
 _ARRAYS = ("indptr", "doc_ids", "tfs", "doc_len")
+# Dense accumulation once the postings touched reach 1/_DENSE_RATIO of the documents.
+_DENSE_RATIO = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,30 +73,65 @@ class BM25Index:
     @classmethod
     def build(cls, docs: Iterable[Sequence[str]], params: BM25Params | None = None) -> BM25Index:
         """Index tokenised documents (lists of terms, repeats counted), in corpus order."""
+        return cls._merge([_partial(docs)], params or BM25Params())
+
+    @classmethod
+    def build_parallel(cls, items: Sequence[T], tokenize: Callable[[T], Sequence[str]],
+                       params: BM25Params | None = None, *,
+                       workers: int | None = None) -> BM25Index:
+        """`build(tokenize(x) for x in items)`, tokenising chunks in forked worker processes.
+
+        Tokenising is most of the build time (the analyzer stems every word), so large corpora
+        are split into chunks of consecutive documents; each worker returns a partial index and
+        the partials are merged in corpus order. The result is identical to `build`, term ids
+        included. Small corpora, one core, or no `fork` (or a daemonic caller) build serially.
+        """
+        params = params or BM25Params()
+        n = len(items)
+        workers = workers or _cpu_count()
+        if (workers < 2 or n < PARALLEL_MIN_DOCS or "fork" not in mp.get_all_start_methods()
+                or mp.current_process().daemon):
+            return cls.build((tokenize(x) for x in items), params)
+        global _JOB
+        chunk = max(1000, min(PARALLEL_CHUNK, -(-n // workers)))
+        bounds = [(a, min(n, a + chunk)) for a in range(0, n, chunk)]
+        _JOB = (items, tokenize)
+        try:
+            with mp.get_context("fork").Pool(workers) as pool:
+                partials = pool.map(_build_chunk, bounds, chunksize=1)
+        finally:
+            _JOB = None
+        return cls._merge(partials, params)
+
+    @classmethod
+    def _merge(cls, partials: Sequence[_Partial], params: BM25Params) -> BM25Index:
+        """Partial indexes of consecutive document ranges into one, in corpus order."""
         vocab: dict[str, int] = {}
-        term_ids = array("I")
-        counts = array("I")
-        uniques = array("I")
-        lengths = array("I")
-        for tokens in docs:
-            counter = Counter(tokens)
-            lengths.append(len(tokens))
-            uniques.append(len(counter))
-            for term, count in counter.items():
-                tid = vocab.get(term)
-                if tid is None:
-                    tid = vocab[term] = len(vocab)
-                term_ids.append(tid)
-                counts.append(count)
-        n_docs = len(lengths)
-        t = np.frombuffer(term_ids, dtype=np.uint32)
-        c = np.minimum(np.frombuffer(counts, dtype=np.uint32), MAX_TF).astype(np.uint16)
-        d = np.repeat(np.arange(n_docs, dtype=np.int32), np.frombuffer(uniques, dtype=np.uint32))
-        order = np.argsort(t, kind="stable")  # stable: each postings list stays in corpus order
+        maps = []
+        for part in partials:
+            maps.append(np.fromiter((vocab.setdefault(t, len(vocab)) for t in part.terms),
+                                    dtype=np.int64, count=len(part.terms)))
+        df = np.zeros(len(vocab), dtype=np.int64)
+        for gmap, part in zip(maps, partials, strict=True):
+            df[gmap] += np.diff(part.indptr)  # a chunk's terms are distinct: no lost updates
         indptr = np.zeros(len(vocab) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(t, minlength=len(vocab)), out=indptr[1:])
-        return cls(vocab, indptr, d[order], c[order],
-                   np.frombuffer(lengths, dtype=np.uint32).copy(), params or BM25Params())
+        np.cumsum(df, out=indptr[1:])
+        nnz = int(indptr[-1])
+        doc_ids = np.empty(nnz, dtype=np.int32)
+        tfs = np.empty(nnz, dtype=np.uint16)
+        cursor = indptr[:-1].copy()
+        first_doc = 0
+        for gmap, part in zip(maps, partials, strict=True):
+            counts = np.diff(part.indptr)
+            within = np.arange(part.doc_ids.shape[0]) - np.repeat(part.indptr[:-1], counts)
+            dest = cursor[np.repeat(gmap, counts)] + within
+            doc_ids[dest] = part.doc_ids + first_doc
+            tfs[dest] = part.tfs
+            cursor[gmap] += counts
+            first_doc += part.lengths.shape[0]
+        lengths = (np.concatenate([p.lengths for p in partials]) if partials
+                   else np.empty(0, np.uint32))
+        return cls(vocab, indptr, doc_ids, tfs, lengths.astype(np.uint32, copy=False), params)
 
     # -- scoring ----------------------------------------------------------------------------
 
@@ -108,40 +148,60 @@ class BM25Index:
 
     def score(self, terms: Sequence[str],
               weights: Sequence[float] | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(doc ids ascending, scores) of every document containing a query term.
+        """(doc ids ascending, scores) of the documents a query term gives a non-zero score.
 
         Repeated query terms count again, as in rank_bm25. `weights` scales each term's
-        contribution (1.0 when omitted; query expansion uses lower weights).
+        contribution (1.0 when omitted; query expansion uses lower weights). Every document
+        containing a query term is returned except one whose total is exactly 0.0, which no
+        caller keeps (only positive scores rank).
+
+        Each document's score is accumulated term by term in query order, starting from 0.0,
+        with rank_bm25's float64 operations: the sums are bit-identical to `get_scores`. Few
+        postings are merged sparsely (sort + scatter); many are added into a dense buffer of
+        one float per document, which is cheaper than sorting them.
         """
-        parts_ids: list[np.ndarray] = []
-        parts_scores: list[np.ndarray] = []
+        parts: list[tuple[np.ndarray, np.ndarray]] = []
+        touched = 0
         k1p1 = self.params.k1 + 1
+        idf, norm, indptr = self.idf, self.norm, self.indptr
         for i, term in enumerate(terms):
             tid = self.vocab.get(term)
             if tid is None:
                 continue
-            start, end = self.indptr[tid], self.indptr[tid + 1]
+            start, end = int(indptr[tid]), int(indptr[tid + 1])
+            if start == end:
+                continue
             ids = self.doc_ids[start:end]
             tf = self.tfs[start:end].astype(np.float64)
-            contrib = self.idf[tid] * (tf * k1p1 / (tf + self.norm[ids]))
+            contrib = tf * k1p1
+            contrib /= tf + norm[ids]
+            contrib *= idf[tid]
             if weights is not None and weights[i] != 1.0:
-                contrib = contrib * weights[i]
-            parts_ids.append(ids)
-            parts_scores.append(contrib)
-        if not parts_ids:
+                contrib *= weights[i]
+            parts.append((ids, contrib))
+            touched += end - start
+        if not parts:
             return np.empty(0, np.int32), np.empty(0, np.float64)
-        if len(parts_ids) == 1:
-            return parts_ids[0].astype(np.int32), parts_scores[0]
-        all_ids = np.concatenate(parts_ids)
+        if len(parts) == 1:
+            ids, contrib = parts[0]
+            keep = contrib != 0
+            return np.asarray(ids[keep], dtype=np.int32), contrib[keep]
+        if touched * _DENSE_RATIO >= self.n_docs:
+            dense = np.zeros(self.n_docs, dtype=np.float64)
+            for ids, contrib in parts:
+                dense[ids] += contrib  # ids are unique within one postings list
+            hit = np.flatnonzero(dense)
+            return hit.astype(np.int32), dense[hit]
+        all_ids = np.concatenate([ids for ids, _contrib in parts])
         uniq, inverse = np.unique(all_ids, return_inverse=True)
-        # Accumulate term by term (in query order) like rank_bm25, not in arbitrary order.
         totals = np.zeros(uniq.shape[0], dtype=np.float64)
         offset = 0
-        for contrib in parts_scores:
+        for _ids, contrib in parts:
             n = contrib.shape[0]
             totals[inverse[offset:offset + n]] += contrib
             offset += n
-        return uniq.astype(np.int32), totals
+        keep = totals != 0
+        return uniq[keep].astype(np.int32), totals[keep]
 
     def get_scores(self, terms: Sequence[str]) -> np.ndarray:
         """Dense scores for every document, as `rank_bm25.BM25Okapi.get_scores` returns."""
@@ -211,6 +271,62 @@ class BM25Index:
             raise IndexCacheError(f"{folder}: arrays do not fit together")
         params = BM25Params(*meta["params"])
         return cls(vocab, indptr, arrays["doc_ids"], arrays["tfs"], arrays["doc_len"], params)
+
+
+PARALLEL_MIN_DOCS = 20_000
+PARALLEL_CHUNK = 25_000
+_JOB: tuple[Sequence, Callable] | None = None  # what forked build workers tokenise
+
+
+class _Partial(NamedTuple):
+    """The index of a run of consecutive documents, with its own term ids (`terms` order)."""
+
+    terms: list[str]
+    indptr: np.ndarray
+    doc_ids: np.ndarray
+    tfs: np.ndarray
+    lengths: np.ndarray
+
+
+def _partial(docs: Iterable[Sequence[str]]) -> _Partial:
+    vocab: dict[str, int] = {}
+    term_ids = array("I")
+    counts = array("I")
+    uniques = array("I")
+    lengths = array("I")
+    for tokens in docs:
+        counter = Counter(tokens)
+        lengths.append(len(tokens))
+        uniques.append(len(counter))
+        for term, count in counter.items():
+            tid = vocab.get(term)
+            if tid is None:
+                tid = vocab[term] = len(vocab)
+            term_ids.append(tid)
+            counts.append(count)
+    n_docs = len(lengths)
+    t = np.frombuffer(term_ids, dtype=np.uint32)
+    c = np.minimum(np.frombuffer(counts, dtype=np.uint32), MAX_TF).astype(np.uint16)
+    d = np.repeat(np.arange(n_docs, dtype=np.int32), np.frombuffer(uniques, dtype=np.uint32))
+    order = np.argsort(t, kind="stable")  # stable: each postings list stays in corpus order
+    indptr = np.zeros(len(vocab) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(t, minlength=len(vocab)), out=indptr[1:])
+    return _Partial(list(vocab), indptr, d[order], c[order],
+                    np.frombuffer(lengths, dtype=np.uint32).copy())
+
+
+def _build_chunk(bounds: tuple[int, int]) -> _Partial:
+    assert _JOB is not None, "build worker started without a job"
+    items, tokenize = _JOB
+    start, end = bounds
+    return _partial(tokenize(items[i]) for i in range(start, end))
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
 
 
 def _okapi_idf(df: np.ndarray, n_docs: int, epsilon: float) -> np.ndarray:

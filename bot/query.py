@@ -48,6 +48,12 @@ def parse_query(raw: str) -> ParsedQuery:
         negate, key, quoted, bare = match.groups()
         value = (quoted if quoted is not None else bare or "").strip()
         key = key.lower() if key else None
+        if not key and quoted is None and value.lower() in ("author:", "venue:", "year:"):
+            key, value = value[:-1].lower(), ""
+        if not quoted and value.strip("-") == "":
+            if key:
+                notes.append(f"`{key}:` needs a value; ignored")
+            continue
         if key and not value:
             notes.append(f"`{key}:` needs a value; ignored")
             continue

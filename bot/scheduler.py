@@ -264,8 +264,8 @@ class DailyScheduler:
         today = await self.storage.get_pick(guild_id, local_date(now, tz).isoformat())
         next_utc = None
         if schedule is not None and schedule.active:
-            planned = await self._plan(schedule, now)
-            next_utc = max(planned[1], now)
+            recent = await self._recent(now)
+            next_utc = max(self._plan(schedule, now, recent.get(guild_id, {}))[1], now)
         pool_size = remaining = pool_error = None
         try:
             candidates = set(self._candidates(schedule.topic if schedule else None))
@@ -301,17 +301,23 @@ class DailyScheduler:
 
     # -- posting --------------------------------------------------------------------------
 
-    async def _plan(self, schedule: Schedule, now: datetime) -> tuple[date, datetime]:
+    async def _recent(self, now: datetime) -> dict[int, dict[str, Pick]]:
+        """Picks of every server from two UTC days back on (covers every zone's today)."""
+        since = (now - timedelta(days=2)).date().isoformat()
+        recent: dict[int, dict[str, Pick]] = {}
+        for pick in await self.storage.recent_picks(since):
+            recent.setdefault(pick.guild_id, {})[pick.local_date] = pick
+        return recent
+
+    def _plan(self, schedule: Schedule, now: datetime,
+              picks: dict[str, Pick]) -> tuple[date, datetime]:
         """The next local date needing work and the instant that work is due (maybe past)."""
         tz = ZoneInfo(schedule.timezone)
-        at = parse_time(schedule.time)
         day = max(local_date(now, tz), date.fromisoformat(schedule.start_date))
-        while True:
-            pick = await self.storage.get_pick(schedule.guild_id, day.isoformat())
-            if pick is None or pick.state not in ("sent", "failed"):
-                break
+        while (pick := picks.get(day.isoformat())) is not None and pick.state in ("sent",
+                                                                                "failed"):
             day += timedelta(days=1)
-        due = due_instant(day, at, tz)
+        due = due_instant(day, parse_time(schedule.time), tz)
         if pick is not None and pick.state == "pending" and pick.next_attempt_at is not None:
             due = max(due, pick.next_attempt_at)
         hold = self._hold.get(schedule.guild_id)
@@ -320,7 +326,9 @@ class DailyScheduler:
     async def next_wakeup(self, now: datetime | None = None) -> datetime | None:
         """The earliest instant any active schedule needs a step (None: nothing scheduled)."""
         now = now or self.clock.now()
-        times = [(await self._plan(s, now))[1] for s in await self.storage.active_schedules()]
+        recent = await self._recent(now)
+        times = [self._plan(s, now, recent.get(s.guild_id, {}))[1]
+                 for s in await self.storage.active_schedules()]
         return min(times, default=None)
 
     async def run_due(self, now: datetime | None = None) -> list[PostOutcome]:
@@ -328,12 +336,18 @@ class DailyScheduler:
         async with self._run_lock:
             now = now or self.clock.now()
             outcomes: list[PostOutcome] = []
+            recent = await self._recent(now)
+            unfinished: dict[int, list[Pick]] = {}
+            for pick in await self.storage.attempted_unfinished():
+                unfinished.setdefault(pick.guild_id, []).append(pick)
             for schedule in await self.storage.active_schedules():
                 hold = self._hold.get(schedule.guild_id)
                 if hold is not None and now < hold:
                     continue
                 try:
-                    outcomes.extend(await self._run_one(schedule, now))
+                    outcomes.extend(await self._run_one(
+                        schedule, now, recent.get(schedule.guild_id, {}),
+                        unfinished.get(schedule.guild_id, [])))
                 except Exception:
                     log.exception("daily post step failed for guild %d", schedule.guild_id)
                     self._hold[schedule.guild_id] = now + HOLD_AFTER_BUG
@@ -341,15 +355,17 @@ class DailyScheduler:
                     self._hold.pop(schedule.guild_id, None)
             return outcomes
 
-    async def _run_one(self, schedule: Schedule, now: datetime) -> list[PostOutcome]:
+    async def _run_one(self, schedule: Schedule, now: datetime, picks: dict[str, Pick],
+                       unfinished: list[Pick]) -> list[PostOutcome]:
         try:
             tz = ZoneInfo(parse_timezone(schedule.timezone))
         except DailyError as exc:
             await self.storage.stop_schedule(schedule.guild_id, str(exc), now)
             return [PostOutcome(schedule.guild_id, now.date(), "stopped", detail=str(exc))]
         today = local_date(now, tz)
-        outcomes = await self._settle_stale(schedule, today, now)
-        day, due = await self._plan(schedule, now)
+        stale = [p for p in unfinished if p.local_date < today.isoformat()]
+        outcomes = await self._settle_stale(schedule, stale, now) if stale else []
+        day, due = self._plan(schedule, now, picks)
         if day != today or now < due:
             return outcomes
         try:
@@ -361,11 +377,11 @@ class DailyScheduler:
         outcomes.append(await self._deliver(schedule, pick, day, tz, now))
         return outcomes
 
-    async def _settle_stale(self, schedule: Schedule, today: date,
+    async def _settle_stale(self, schedule: Schedule, stale: list[Pick],
                             now: datetime) -> list[PostOutcome]:
         """Resolve attempts of earlier days; never re-send them (no post per missed day)."""
         outcomes = []
-        for pick in await self.storage.unfinished_picks(schedule.guild_id, today.isoformat()):
+        for pick in stale:
             day = date.fromisoformat(pick.local_date)
             try:
                 found = await self.poster.find_existing(pick.channel_id or schedule.channel_id,

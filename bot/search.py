@@ -21,6 +21,7 @@ import numpy as np
 from bot.analyzer import Analyzer, fold
 from bot.config import SearchSettings, Settings
 from bot.corpus import load_corpus
+from bot.feedback import expand
 from bot.index import BM25Index, BM25Params, IndexCacheError, top_k
 from bot.models import BadFilter, EmptyQuery, Filters, Hit, Paper, SearchResult, UnknownPaper
 from bot.query import merge_filters, parse_query
@@ -30,6 +31,7 @@ log = logging.getLogger(__name__)
 
 LOADER_VERSION = "1"
 MAX_LIMIT = 100
+DOC_TERMS_CACHE = 4096
 
 
 def doc_text(paper: Paper, title_weight: int = 1) -> str:
@@ -211,12 +213,27 @@ class SearchEngine:
             keep[j] = all(_contains_run(tokens, phrase) for phrase in phrases)
         return keep
 
+    def _doc_terms(self, doc: int) -> list[str]:
+        """Index terms of one paper, for feedback; cached because top hits repeat."""
+        cache: dict[int, list[str]] = self.__dict__.setdefault("_doc_terms_cache", {})
+        found = cache.get(doc)
+        if found is None:
+            if len(cache) >= DOC_TERMS_CACHE:
+                cache.clear()
+            found = cache[doc] = self.analyzer(doc_text(self.papers[doc],
+                                                        self.settings.title_weight))
+        return found
+
     def _run(self, query: str, terms: list[str], limit: int, offset: int, filters: Filters,
              *, phrases: Sequence[tuple[str, ...]] = (), excludes: Sequence[str] = (),
-             skip: int | None = None) -> SearchResult:
+             skip: int | None = None, weights: Sequence[float] | None = None,
+             extra: Sequence[str] = (), snippets: bool = True) -> SearchResult:
+        """Score, filter and page. `extra` are feedback terms (weighted by `weights`): they
+        rank, and they are highlighted only in hits that contain none of the typed terms."""
         limit = max(1, min(int(limit), MAX_LIMIT))
         offset = max(0, int(offset))
-        ids, scores = self.index.score(terms)
+        scored = [*terms, *extra]
+        ids, scores = self.index.score(scored, weights)
         keep = scores > 0
         if skip is not None:
             keep &= ids != skip
@@ -234,14 +251,23 @@ class SearchEngine:
                                                best_scores[offset:].tolist(), strict=True),
                                             start=offset + 1):
             paper = self.papers[doc]
-            snippet = make_snippet(paper.abstract, wanted, self.analyzer, self.index.term_idf)
+            snippet = ""
+            if snippets:
+                shown = wanted
+                if extra and wanted.isdisjoint(self._doc_terms(doc)):
+                    shown = set(extra)
+                snippet = make_snippet(paper.abstract, shown, self.analyzer, self.index.term_idf)
             hits.append(Hit(paper=paper, score=float(score), snippet=snippet, rank=rank))
         return SearchResult(query=query, hits=hits, total=int(ids.shape[0]), offset=offset,
                             limit=limit, terms=tuple(dict.fromkeys(terms)))
 
     def search(self, query: str, limit: int = 10, offset: int = 0,
-               filters: Filters | None = None) -> SearchResult:
-        """Ranked hits for `query`; raises EmptyQuery when nothing is left to search for."""
+               filters: Filters | None = None, *, snippets: bool = True) -> SearchResult:
+        """Ranked hits for `query`; raises EmptyQuery when nothing is left to search for.
+
+        With `prf_docs`/`prf_terms`/`prf_weight` set, the query is first widened with words of
+        its best first-pass hits (`bot.feedback`); evaluation turns `snippets` off for speed.
+        """
         parsed = parse_query(query or "")
         terms = self.analyzer(parsed.text)
         if not terms:
@@ -251,8 +277,19 @@ class SearchEngine:
             raise EmptyQuery()
         merged = merge_filters(parsed.filters, filters)
         phrases = [tuple(t) for t in (self.analyzer(p) for p in parsed.phrases) if t]
+        s = self.settings
+        weights: Sequence[float] | None = None
+        extra: tuple[str, ...] = ()
+        if s.prf_docs > 0 and s.prf_terms > 0 and s.prf_weight > 0:
+            ids, scores = self.index.score(terms)
+            expansion = expand(terms, ids, scores, self._doc_terms, docs=s.prf_docs,
+                               n_terms=s.prf_terms, weight=s.prf_weight)
+            extra = expansion.added
+            if extra:
+                weights = expansion.weights
         return self._run(query, terms, limit, offset, merged, phrases=phrases,
-                         excludes=parsed.excludes)
+                         excludes=parsed.excludes, weights=weights, extra=extra,
+                         snippets=snippets)
 
     def similar(self, ref: str, limit: int = 10, offset: int = 0) -> SearchResult:
         """Papers like `ref`: its own title and abstract as the query, itself left out."""

@@ -4,10 +4,11 @@ Every call is a small async method, so a later move to PostgreSQL swaps this mod
 and nothing else. SQLite runs on one dedicated worker thread holding one connection: calls never
 block the event loop, they are serialised without a lock, and each method is one transaction.
 
-Durability: WAL mode with `synchronous=FULL`. NORMAL would be faster, but in WAL mode it may
-lose the last commits on power loss, and losing a 'sending' row is exactly what could make the
-bot post twice after a crash. We commit a handful of rows per server per day, so one fsync per
-commit costs nothing that matters.
+Durability: WAL mode with `synchronous=NORMAL`, which never corrupts the file but may lose the
+last commits on power loss. That is harmless for every write but one: the 'sending' row written
+before the HTTP call. Losing it could make the bot post twice after a crash, so that write alone
+commits with `synchronous=FULL` (an fsync of the WAL, which also makes every earlier commit
+durable). That costs one fsync per server per day instead of one per write.
 """
 
 from __future__ import annotations
@@ -219,7 +220,7 @@ class Storage:
                 mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
                 if str(mode).lower() != "wal":
                     log.warning("SQLite refused WAL mode for %s (got %s)", path, mode)
-            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("PRAGMA synchronous=NORMAL")
             Storage._migrate(conn)
         except BaseException:
             conn.close()
@@ -254,19 +255,32 @@ class Storage:
         await loop.run_in_executor(self._executor, self._conn.close)
         self._executor.shutdown(wait=True)
 
-    async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """Run `fn` in one transaction on the database thread."""
+    async def _run(self, fn: Callable[[sqlite3.Connection], T], write: bool = True,
+                   durable: bool = False) -> T:
+        """Run `fn` on the database thread: in one write transaction, or as a plain read.
+
+        `durable` commits with synchronous=FULL: the transaction survives power loss, not only
+        a crash of the process.
+        """
         if self._closed:
             raise StorageError("storage is closed")
 
         def tx() -> T:
-            self._conn.execute("BEGIN IMMEDIATE")
+            if not write:
+                return fn(self._conn)
+            if durable:
+                self._conn.execute("PRAGMA synchronous=FULL")
             try:
-                result = fn(self._conn)
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+                self._conn.execute("BEGIN IMMEDIATE")
+                try:
+                    result = fn(self._conn)
+                except BaseException:
+                    self._conn.execute("ROLLBACK")
+                    raise
+                self._conn.execute("COMMIT")
+            finally:
+                if durable:
+                    self._conn.execute("PRAGMA synchronous=NORMAL")
             return result
 
         return await asyncio.get_running_loop().run_in_executor(self._executor, tx)
@@ -275,16 +289,18 @@ class Storage:
 
     async def schema_version(self) -> int:
         return await self._run(
-            lambda c: c.execute("SELECT MAX(version) FROM schema_version").fetchone()[0])
+            lambda c: c.execute("SELECT MAX(version) FROM schema_version").fetchone()[0],
+            write=False)
 
     async def journal_mode(self) -> str:
-        return await self._run(lambda c: c.execute("PRAGMA journal_mode").fetchone()[0])
+        return await self._run(lambda c: c.execute("PRAGMA journal_mode").fetchone()[0],
+                               write=False)
 
     async def get_meta(self, key: str) -> str | None:
         def q(c: sqlite3.Connection) -> str | None:
             row = c.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
             return None if row is None else row[0]
-        return await self._run(q)
+        return await self._run(q, write=False)
 
     async def set_meta(self, key: str, value: str) -> None:
         await self._run(lambda c: c.execute(
@@ -297,13 +313,13 @@ class Storage:
         def q(c: sqlite3.Connection) -> Schedule | None:
             row = c.execute("SELECT * FROM schedules WHERE guild_id = ?", (guild_id,)).fetchone()
             return None if row is None else _schedule(row)
-        return await self._run(q)
+        return await self._run(q, write=False)
 
     async def active_schedules(self) -> list[Schedule]:
         """Schedules that should post: enabled and not stopped by a permanent error."""
         return await self._run(lambda c: [_schedule(r) for r in c.execute(
             "SELECT * FROM schedules WHERE enabled = 1 AND stopped_reason IS NULL "
-            "ORDER BY guild_id")])
+            "ORDER BY guild_id")], write=False)
 
     async def save_schedule(self, guild_id: int, channel_id: int, time: str, timezone: str,
                             topic: str | None, start_date: str, now: datetime,
@@ -349,7 +365,8 @@ class Storage:
     async def drawn_ids(self, guild_id: int, epoch: int) -> set[str]:
         """Papers already drawn for this server in this pass through the pool."""
         return await self._run(lambda c: {r[0] for r in c.execute(
-            "SELECT paper_id FROM picks WHERE guild_id = ? AND epoch = ?", (guild_id, epoch))})
+            "SELECT paper_id FROM picks WHERE guild_id = ? AND epoch = ?", (guild_id, epoch))},
+            write=False)
 
     # -- picks ----------------------------------------------------------------------------
 
@@ -358,7 +375,7 @@ class Storage:
             row = c.execute("SELECT * FROM picks WHERE guild_id = ? AND local_date = ?",
                             (guild_id, local_date)).fetchone()
             return None if row is None else _pick(row)
-        return await self._run(q)
+        return await self._run(q, write=False)
 
     async def create_pick(self, guild_id: int, local_date: str, paper_id: str, epoch: int,
                           marker: str, now: datetime) -> Pick:
@@ -381,7 +398,7 @@ class Storage:
         return await self._run(q)
 
     async def _update_pick(self, guild_id: int, local_date: str, sql: str,
-                           args: tuple[Any, ...]) -> Pick:
+                           args: tuple[Any, ...], durable: bool = False) -> Pick:
         def q(c: sqlite3.Connection) -> Pick:
             c.execute(f"UPDATE picks SET {sql} WHERE guild_id = ? AND local_date = ?",
                       (*args, guild_id, local_date))
@@ -390,7 +407,7 @@ class Storage:
             if row is None:
                 raise StorageError(f"no pick for guild {guild_id} on {local_date}")
             return _pick(row)
-        return await self._run(q)
+        return await self._run(q, durable=durable)
 
     async def mark_sending(self, guild_id: int, local_date: str, channel_id: int,
                            now: datetime) -> Pick:
@@ -399,7 +416,7 @@ class Storage:
             guild_id, local_date,
             "state = 'sending', channel_id = ?, attempts = attempts + 1, next_attempt_at = NULL, "
             "first_attempt_at = COALESCE(first_attempt_at, ?), updated_at = ?",
-            (channel_id, _ts(now), _ts(now)))
+            (channel_id, _ts(now), _ts(now)), durable=True)
 
     async def mark_sent(self, guild_id: int, local_date: str, message_id: int,
                         now: datetime, channel_id: int | None = None) -> Pick:
@@ -438,20 +455,27 @@ class Storage:
             "UPDATE schedules SET stopped_reason = ?, updated_at = ? WHERE guild_id = ?",
             (reason, _ts(now), guild_id)))
 
-    async def unfinished_picks(self, guild_id: int, before: str) -> list[Pick]:
-        """Attempted picks of earlier dates never confirmed sent (a crash or a stale retry)."""
+    async def attempted_unfinished(self) -> list[Pick]:
+        """Attempted picks not yet confirmed (in flight, retrying, or cut short by a crash)."""
         return await self._run(lambda c: [_pick(r) for r in c.execute(
-            "SELECT * FROM picks WHERE guild_id = ? AND local_date < ? AND (state = 'sending' "
-            "OR (state = 'pending' AND attempts > 0)) ORDER BY local_date", (guild_id, before))])
+            "SELECT * FROM picks WHERE state = 'sending' OR (state = 'pending' AND attempts > 0) "
+            "ORDER BY guild_id, local_date")], write=False)
+
+    async def recent_picks(self, since: str) -> list[Pick]:
+        """Every server's picks from local date `since` on: one query plans all servers."""
+        return await self._run(lambda c: [_pick(r) for r in c.execute(
+            "SELECT * FROM picks WHERE local_date >= ? ORDER BY guild_id, local_date",
+            (since,))], write=False)
 
     async def last_sent(self, guild_id: int) -> Pick | None:
         def q(c: sqlite3.Connection) -> Pick | None:
             row = c.execute("SELECT * FROM picks WHERE guild_id = ? AND state = 'sent' "
                             "ORDER BY local_date DESC LIMIT 1", (guild_id,)).fetchone()
             return None if row is None else _pick(row)
-        return await self._run(q)
+        return await self._run(q, write=False)
 
     async def picks(self, guild_id: int) -> list[Pick]:
         """The whole history of one server, oldest first (tests, diagnostics)."""
         return await self._run(lambda c: [_pick(r) for r in c.execute(
-            "SELECT * FROM picks WHERE guild_id = ? ORDER BY local_date", (guild_id,))])
+            "SELECT * FROM picks WHERE guild_id = ? ORDER BY local_date", (guild_id,))],
+            write=False)

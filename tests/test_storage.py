@@ -142,15 +142,16 @@ async def test_pick_state_transitions(storage):
     assert pick.state == "sending" and pick.first_attempt_at == NOW
     pick = await storage.mark_retry(4, "2025-03-01", "503", later, NOW)
     assert pick.state == "pending" and pick.next_attempt_at == later and pick.attempts == 1
-    assert [p.local_date for p in await storage.unfinished_picks(4, "2025-03-02")] == \
-        ["2025-03-01"]
+    assert [p.local_date for p in await storage.attempted_unfinished()] == ["2025-03-01"]
+    assert [p.local_date for p in await storage.recent_picks("2025-03-01")] == ["2025-03-01"]
+    assert await storage.recent_picks("2025-03-02") == []
     pick = await storage.mark_sending(4, "2025-03-01", 99, later)
     assert pick.attempts == 2 and pick.first_attempt_at == NOW
     pick = await storage.mark_sent(4, "2025-03-01", 1234, later)
     assert pick.state == "sent" and pick.error is None and pick.sent_at == later
     assert pick.jump_url == "https://discord.com/channels/4/99/1234"
     assert (await storage.last_sent(4)) == pick
-    assert await storage.unfinished_picks(4, "2025-03-02") == []
+    assert await storage.attempted_unfinished() == []
 
 
 async def test_mark_failed_can_stop_the_schedule(storage):

@@ -121,7 +121,9 @@ class Faults:
 
     def missing_access(self, method: str, pattern: str, *, times: int = 1) -> Fault:
         """403 Missing Access (code 50001)."""
-        return self.add(Fault(method, pattern, 403, times, error_body(403, 50001, "Missing Access")))
+        return self.add(
+            Fault(method, pattern, 403, times, error_body(403, 50001, "Missing Access"))
+        )
 
     def not_found(
         self,

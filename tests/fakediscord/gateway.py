@@ -86,7 +86,9 @@ class Gateway:
         connection = Connection(ws, request.query.get("compress"))
         self.connections.append(connection)
         self.connects.append(request.path_qs)
-        await connection.send({"op": HELLO, "d": {"heartbeat_interval": self.heartbeat_interval_ms}})
+        await connection.send(
+            {"op": HELLO, "d": {"heartbeat_interval": self.heartbeat_interval_ms}}
+        )
         try:
             async for msg in ws:
                 if msg.type is WSMsgType.TEXT:
@@ -130,7 +132,12 @@ class Gateway:
         world = self.world
         ready: JSON = {
             "v": 10,
-            "user": {**world.bot_user.to_json(), "verified": True, "mfa_enabled": False, "flags": 0},
+            "user": {
+                **world.bot_user.to_json(),
+                "verified": True,
+                "mfa_enabled": False,
+                "flags": 0,
+            },
             "guilds": [{"id": g.id, "unavailable": True} for g in world.guilds],
             "session_id": session.id,
             "session_type": "normal",

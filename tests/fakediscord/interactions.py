@@ -17,10 +17,23 @@ from .world import World
 PING, COMMAND, COMPONENT, AUTOCOMPLETE, MODAL_SUBMIT = 1, 2, 3, 4, 5
 # callback types
 MESSAGE, DEFERRED_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE, AUTOCOMPLETE_RESULT, MODAL = (
-    4, 5, 6, 7, 8, 9,
+    4,
+    5,
+    6,
+    7,
+    8,
+    9,
 )
 STRING, INTEGER, BOOLEAN, USER, CHANNEL, ROLE, MENTIONABLE, NUMBER, ATTACHMENT = (
-    3, 4, 5, 6, 7, 8, 9, 10, 11,
+    3,
+    4,
+    5,
+    6,
+    7,
+    8,
+    9,
+    10,
+    11,
 )
 
 
@@ -87,9 +100,9 @@ class Reply:
 class InteractionHandle:
     """One interaction sent to the bot. Await its answers::
 
-        reply = await handle.response()          # the callback (type 4..9)
-        edit = await handle.edit()               # first edit of @original / a follow-up
-        follow = await handle.followup()         # first follow-up message
+    reply = await handle.response()          # the callback (type 4..9)
+    edit = await handle.edit()               # first edit of @original / a follow-up
+    follow = await handle.followup()         # first follow-up message
     """
 
     def __init__(self, payload: JSON, user: FakeUser, channel: FakeChannel) -> None:

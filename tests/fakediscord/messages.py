@@ -125,7 +125,9 @@ class MessageStore:
             "mentions": [],
             "mention_roles": [],
             "mention_channels": [],
-            "attachments": self._attachments(channel.id, body.get("attachments"), list(uploads), []),
+            "attachments": self._attachments(
+                channel.id, body.get("attachments"), list(uploads), []
+            ),
             "embeds": _embeds(body.get("embeds")),
             "components": copy.deepcopy(body.get("components") or []),
             "reactions": [],
@@ -165,8 +167,8 @@ class MessageStore:
             message["components"] = copy.deepcopy(body["components"] or [])
         if "flags" in body and body["flags"] is not None:
             kept = message["flags"] & ~SETTABLE_FLAGS
-            message["flags"] = kept | (int(body["flags"]) & SETTABLE_FLAGS) | (
-                message["flags"] & EPHEMERAL
+            message["flags"] = (
+                kept | (int(body["flags"]) & SETTABLE_FLAGS) | (message["flags"] & EPHEMERAL)
             )
         if "poll" in body:
             message["poll"] = body["poll"]

@@ -209,9 +209,7 @@ class FakeGuild:
         return role
 
     def add_channel(self, name: str, type: int = 0, **kwargs: Any) -> FakeChannel:
-        channel = FakeChannel(
-            name, type, guild_id=self.id, position=len(self.channels), **kwargs
-        )
+        channel = FakeChannel(name, type, guild_id=self.id, position=len(self.channels), **kwargs)
         self.channels.append(channel)
         return channel
 

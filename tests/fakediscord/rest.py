@@ -52,6 +52,12 @@ Handler = Callable[[Call], Awaitable[Any]]
 NO_CONTENT = object()
 
 
+def json_response(body: Any, status: int = 200, headers: Any = None) -> web.Response:
+    """JSON with ``Content-Type: application/json`` exactly (discord.py compares the header)."""
+    all_headers = {"Content-Type": "application/json", **(headers or {})}
+    return web.Response(status=status, body=json.dumps(body).encode(), headers=all_headers)
+
+
 class Router:
     def __init__(self) -> None:
         self.routes: list[tuple[str, re.Pattern[str], Handler]] = []
@@ -123,7 +129,7 @@ class RestServer:
         call.status, call.response = status, body
         if isinstance(body, str):
             return web.Response(status=status, text=body, headers=headers)
-        return web.json_response(body, status=status, headers=headers)
+        return json_response(body, status, headers)
 
     async def _answer(self, call: Call) -> web.StreamResponse:
         fault = self.faults.take(call.method, call.path)
@@ -147,13 +153,37 @@ class RestServer:
             call.status = 204
             return web.Response(status=204)
         call.status, call.response = 200, result
-        return web.json_response(result)
+        return json_response(result)
 
     def _authorized(self, call: Call) -> bool:
         if call.path.startswith(("/webhooks/", "/interactions/")):
             return True
         auth = call.headers.get("Authorization", "")
         return auth.removeprefix("Bot ") in (self.valid_tokens or set())
+
+    async def wait_for(
+        self,
+        method: str | None = None,
+        pattern: str | None = None,
+        *,
+        status: int | None = None,
+        index: int = 0,
+        timeout: float = 2.0,
+    ) -> Call:
+        """The ``index``-th answered request matching method/pattern/status, waiting for it."""
+        regex = compile_path(pattern) if pattern else None
+
+        def match(call: Call) -> bool:
+            return (
+                call.status != 0
+                and (method is None or call.method == method.upper())
+                and (regex is None or regex.fullmatch(call.path) is not None)
+                and (status is None or call.status == status)
+            )
+
+        return await self.requests.wait_for(
+            match, index=index, timeout=timeout, describe=f"{method} {pattern} {status}"
+        )
 
     def calls(self, method: str | None = None, pattern: str | None = None) -> list[Call]:
         """Logged requests, optionally filtered by method and path pattern (see faults)."""

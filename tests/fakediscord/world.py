@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 @dataclass
 class CommandSync:
-    """One application-command write: ``PUT`` (bulk overwrite), ``POST``, ``PATCH`` or ``DELETE``."""
+    """One application-command write: PUT (bulk overwrite), POST, PATCH or DELETE."""
 
     method: str
     guild_id: str | None

@@ -1,0 +1,29 @@
+# The two commands of the README: `make run` and `make test`. Each creates .venv and installs
+# what it needs the first time (again only when pyproject.toml changes).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test lint bench
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.runtime: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[test,bench]"
+	touch $@ $(VENV)/.runtime
+
+run: $(VENV)/.runtime
+	$(BIN)/python -m bot
+
+test: $(VENV)/.dev
+	$(BIN)/ruff check bot tests benchmarks scripts
+	$(BIN)/python -m pytest
+
+bench: $(VENV)/.dev
+	$(BIN)/python benchmarks/run.py

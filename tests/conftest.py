@@ -1,0 +1,30 @@
+"""Shared fixtures. `../shared` exists in CI but not in a user's clone: tests needing it skip."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.config import PROJECT_ROOT, SearchSettings
+from bot.corpus import load_corpus
+from bot.search import SearchEngine
+
+SHARED = PROJECT_ROOT.parent / "shared" / "data"
+TEST_DATA = Path(__file__).resolve().parent / "data"
+ICML = PROJECT_ROOT / "data" / "icml2026.jsonl"
+
+
+def shared_path(*parts: str) -> Path:
+    """A path under ../shared/data, or a skip saying why it is missing."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"needs {path} (the public data set beside the repo; present in CI)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def icml_engine() -> SearchEngine:
+    """The bot's default corpus, indexed in memory (no saved index touched)."""
+    report = load_corpus([ICML])
+    return SearchEngine(report.papers, settings=SearchSettings())
