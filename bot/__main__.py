@@ -1,4 +1,5 @@
-"""`python -m bot`: the CLI commands, or (with no command) the bot itself."""
+"""`python -m bot`: the CLI commands (`search`, `paper`, ...), or with no command the bot itself
+(the local console when no DISCORD_TOKEN is set)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,16 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
+    from bot.cli import build_parser
     from bot.cli import main as cli_main
 
-    return cli_main(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser().parse_args(argv)  # --help prints and exits here
+    if args.command is None:
+        from bot.runner import main as run
+
+        return run(args)
+    return cli_main(argv)
 
 
 if __name__ == "__main__":

@@ -239,7 +239,8 @@ class ShareButton(discord.ui.DynamicItem[discord.ui.Button], template=r"pb:share
         if not embeds:
             raise discord.ClientException("nothing to share on this message")
         await interaction.response.send_message(
-            content=f"Shared by {interaction.user.mention}", embeds=embeds[:limits.EMBEDS_PER_MESSAGE],
+            content=f"Shared by {interaction.user.mention}",
+            embeds=embeds[:limits.EMBEDS_PER_MESSAGE],
             allowed_mentions=discord.AllowedMentions.none(), ephemeral=False)
 
 

@@ -270,8 +270,7 @@ class DailyScheduler:
         try:
             candidates = set(self._candidates(schedule.topic if schedule else None))
             pool = await self.storage.pool(guild_id, self._rng.getrandbits(63))
-            drawn = await self.storage.drawn_ids(guild_id, pool.epoch)
-            pool_size, remaining = len(candidates), len(candidates - drawn)
+            pool_size, remaining = len(candidates), len(candidates - pool.drawn)
         except DailyError as exc:
             pool_error = str(exc)
         return DailyStatus(guild_id, schedule, next_utc,
@@ -289,10 +288,7 @@ class DailyScheduler:
                 return existing
             candidates = self._candidates(topic)
             pool = await self.storage.pool(guild_id, self._rng.getrandbits(63))
-            drawn = await self.storage.drawn_ids(guild_id, pool.epoch)
-            last = await self.storage.last_sent(guild_id)
-            chosen = draw(candidates, drawn, pool.seed, pool.epoch,
-                          avoid=last.paper_id if last else None)
+            chosen = draw(candidates, pool.drawn, pool.seed, pool.epoch, avoid=pool.last_paper)
             if chosen.epoch != pool.epoch:
                 log.info("guild %d: pool exhausted, reshuffling (pass %d)", guild_id, chosen.epoch)
             return await self.storage.create_pick(

@@ -12,7 +12,6 @@ import hashlib
 import logging
 import random as random_module
 import time
-from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -20,10 +19,11 @@ import numpy as np
 
 from bot.analyzer import Analyzer, fold
 from bot.config import SearchSettings, Settings
-from bot.corpus import load_corpus
+from bot.corpus import LoadReport, load_corpus
 from bot.feedback import expand
 from bot.index import BM25Index, BM25Params, IndexCacheError, top_k
 from bot.models import BadFilter, EmptyQuery, Filters, Hit, Paper, SearchResult, UnknownPaper
+from bot.paperstore import PaperStore, StoreError, save_store, storable
 from bot.query import merge_filters, parse_query
 from bot.snippets import make_snippet
 
@@ -52,34 +52,49 @@ def corpus_digest(files: Sequence[Path], exclude_status: Sequence[str]) -> str:
 class SearchEngine:
     def __init__(self, papers: Sequence[Paper], *, analyzer: Analyzer | None = None,
                  settings: SearchSettings | None = None, index: BM25Index | None = None) -> None:
-        self.papers = list(papers)
         self.settings = settings or SearchSettings()
         self.analyzer = analyzer or Analyzer()
         s = self.settings
-        self.index = index or BM25Index.build(
-            (self.analyzer(doc_text(p, s.title_weight)) for p in self.papers),
+        if isinstance(papers, PaperStore):
+            # A saved store (SearchEngine.load): papers are decoded on access, and the columns
+            # below come ready-made instead of from a pass over every paper.
+            self.papers: Sequence[Paper] = papers
+            self._ids, titles = papers.ids, papers.titles
+            self._venues = list(papers.venues)
+            self._venue_of, self._year_of = papers.venue_of, papers.year_of
+        else:
+            self.papers = list(papers)
+            self._ids = [p.id for p in self.papers]
+            titles = [p.title for p in self.papers]
+            self._venues = sorted({p.venue for p in self.papers})
+            venue_pos = {v: i for i, v in enumerate(self._venues)}
+            self._venue_of = np.array([venue_pos[p.venue] for p in self.papers], dtype=np.int32)
+            self._year_of = np.array([p.year or 0 for p in self.papers], dtype=np.int32)
+        self.index = index or BM25Index.build_parallel(
+            self.papers, lambda p: self.analyzer(doc_text(p, s.title_weight)),
             BM25Params(s.k1, s.b, s.epsilon))
         if self.index.n_docs != len(self.papers):
             raise ValueError("index and corpus disagree on the number of papers")
-        self._by_id = {p.id: i for i, p in enumerate(self.papers)}
-        self._venues = sorted({p.venue for p in self.papers})
-        venue_pos = {v: i for i, v in enumerate(self._venues)}
-        self._venue_of = np.array([venue_pos[p.venue] for p in self.papers], dtype=np.int32)
-        self._year_of = np.array([p.year or 0 for p in self.papers], dtype=np.int32)
+        self._by_id = dict(zip(self._ids, range(len(self._ids)), strict=True))
         # Autocomplete scans one folded string with str.find (C speed), not a Python loop.
-        folded = [fold(p.title).replace("\n", " ") for p in self.papers]
+        # fold() of an ASCII title is its lowercase: the fast path gives the same string.
+        folded = [t.lower() if t.isascii() else fold(t).replace("\n", " ") for t in titles]
         self._titles_blob = "\n".join(folded)
-        self._title_starts = [0]
-        for title in folded[:-1]:
-            self._title_starts.append(self._title_starts[-1] + len(title) + 1)
+        starts = np.zeros(len(folded), dtype=np.int64)
+        if folded:
+            np.cumsum(np.fromiter(map(len, folded[:-1]), dtype=np.int64, count=len(folded) - 1)
+                      + 1, out=starts[1:])
+        self._title_starts = starts.tolist()
         self._folded_titles = folded
+        self._title_pos: dict[str, int] = {}
+        for i, title in enumerate(folded):
+            self._title_pos.setdefault(title, i)
 
     @classmethod
     def load(cls, settings: Settings) -> SearchEngine:
         """Load the configured corpus; reuse the saved index when its key still matches."""
         started = time.perf_counter()
         files = list(settings.corpus.files)
-        report = load_corpus(files, exclude_status=settings.corpus.exclude_status)
         analyzer = Analyzer()
         s = settings.search
         params = BM25Params(s.k1, s.b, s.epsilon)
@@ -89,21 +104,46 @@ class SearchEngine:
         key = hashlib.sha256(repr(sorted(expect.items())).encode()).hexdigest()[:16]
         folder = settings.corpus.index_dir / key
         index: BM25Index | None = None
+        store: PaperStore | None = None
         if folder.exists():
             try:
-                index = BM25Index.load(folder, expect)
-                if index.n_docs != len(report.papers):
-                    raise IndexCacheError(f"{folder}: holds {index.n_docs} documents, corpus "
-                                          f"has {len(report.papers)}")
+                # Memory-mapped: postings pages are read (and count as resident) when touched.
+                index = BM25Index.load(folder, expect, mmap=True)
+                store = PaperStore(folder / "papers", expect)
+                if index.n_docs != len(store):
+                    raise StoreError(f"{folder}: index holds {index.n_docs} documents, "
+                                     f"the paper store {len(store)}")
             except IndexCacheError as exc:
                 log.warning("rebuilding the index: %s", exc)
                 index = None
-        engine = cls(report.papers, analyzer=analyzer, settings=s, index=index)
+            except StoreError as exc:
+                log.info("re-reading the corpus: %s", exc)
+                store = None
+        if store is not None:
+            report = LoadReport(papers=store, files=[Path(f) for f in files],  # type: ignore[arg-type]
+                                skipped=store.meta.get("skipped", 0),
+                                problems=list(store.meta.get("problems", [])))
+            for problem in report.problems:
+                log.warning("%s", problem)
+        else:
+            report = load_corpus(files, exclude_status=settings.corpus.exclude_status)
+            if index is not None and index.n_docs != len(report.papers):
+                log.warning("rebuilding the index: %s holds %d documents, corpus has %d",
+                            folder, index.n_docs, len(report.papers))
+                index = None
+        engine = cls(store if store is not None else report.papers, analyzer=analyzer,
+                     settings=s, index=index)
         if index is None:
             try:
                 engine.index.save(folder, expect)
             except OSError as exc:
                 log.warning("could not save the index to %s: %s", folder, exc)
+        if store is None and folder.exists() and storable(report.papers):
+            try:
+                save_store(folder / "papers", report.papers,
+                           dict(expect, skipped=report.skipped, problems=report.problems[:1000]))
+            except OSError as exc:
+                log.warning("could not save the paper store to %s: %s", folder, exc)
         log.info("search engine ready: %d papers, %d terms, %.2fs (%s index)",
                  len(engine.papers), len(engine.index.vocab), time.perf_counter() - started,
                  "saved" if index is not None else "new")
@@ -120,21 +160,27 @@ class SearchEngine:
         pos = self._by_id.get(ref)
         if pos is not None:
             return self.papers[pos]
-        suffix = [p for p in self.papers if p.id.endswith("/" + ref)]
+        suffix = [self.papers[i] for i, pid in enumerate(self._ids) if pid.endswith("/" + ref)]
         if len(suffix) == 1:
             return suffix[0]
         want = fold(ref).rstrip("…").strip()
-        exact = [i for i, t in enumerate(self._folded_titles) if t == want]
-        if exact:
-            return self.papers[exact[0]]
-        prefix = [i for i, t in enumerate(self._folded_titles) if t.startswith(want)]
+        # Titles are searched in the one folded blob: a match at a line start is a prefix.
+        exact = self._title_pos.get(want)
+        if exact is not None:
+            return self.papers[exact]
+        blob, starts = self._titles_blob, self._title_starts
+        prefix: list[int] = [0] if blob.startswith(want) else []
+        at = blob.find("\n" + want)
+        while at >= 0 and len(prefix) < 2:
+            prefix.append(bisect.bisect_right(starts, at + 1) - 1)
+            at = blob.find("\n" + want, at + 1)
         if len(prefix) == 1 or (prefix and len(want) >= 20):
             return self.papers[prefix[0]]
         raise UnknownPaper(ref)
 
     def venues(self) -> dict[str, int]:
-        counts = Counter(p.venue for p in self.papers)
-        return {venue: counts[venue] for venue in self._venues}
+        counts = np.bincount(self._venue_of, minlength=len(self._venues)).tolist()
+        return dict(zip(self._venues, counts, strict=True))
 
     def resolve_venues(self, venue: str) -> list[int]:
         """Positions in `self._venues` matching `venue` (`colm`, `COLM 2025`, `iclr2018`)."""

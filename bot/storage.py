@@ -103,11 +103,16 @@ class Schedule:
 
 @dataclass(frozen=True, slots=True)
 class PoolState:
-    """Where a server's draw stands: the shuffle is a pure function of (seed, epoch)."""
+    """Where a server's draw stands: the shuffle is a pure function of (seed, epoch).
+
+    `drawn` holds the papers already drawn in this epoch; `last_paper` is the newest pick's.
+    """
 
     guild_id: int
     seed: int
     epoch: int
+    drawn: frozenset[str] = frozenset()
+    last_paper: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -359,14 +364,14 @@ class Storage:
             c.execute("INSERT OR IGNORE INTO pools (guild_id, seed, epoch) VALUES (?, ?, 0)",
                       (guild_id, new_seed))
             row = c.execute("SELECT * FROM pools WHERE guild_id = ?", (guild_id,)).fetchone()
-            return PoolState(row["guild_id"], row["seed"], row["epoch"])
+            drawn = frozenset(r[0] for r in c.execute(
+                "SELECT paper_id FROM picks WHERE guild_id = ? AND epoch = ?",
+                (guild_id, row["epoch"])))
+            last = c.execute("SELECT paper_id FROM picks WHERE guild_id = ? "
+                             "ORDER BY local_date DESC LIMIT 1", (guild_id,)).fetchone()
+            return PoolState(row["guild_id"], row["seed"], row["epoch"], drawn,
+                             None if last is None else last[0])
         return await self._run(q)
-
-    async def drawn_ids(self, guild_id: int, epoch: int) -> set[str]:
-        """Papers already drawn for this server in this pass through the pool."""
-        return await self._run(lambda c: {r[0] for r in c.execute(
-            "SELECT paper_id FROM picks WHERE guild_id = ? AND epoch = ?", (guild_id, epoch))},
-            write=False)
 
     # -- picks ----------------------------------------------------------------------------
 

@@ -1,4 +1,5 @@
 import asyncio
+import itertools
 import random
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
@@ -291,7 +292,7 @@ async def test_topic_pool_and_reshuffle_after_exhaustion(h):
     assert len(papers) == 9 and set(papers) == {"p001", "p002", "p003"}
     for start in (0, 3, 6):
         assert len(set(papers[start:start + 3])) == 3
-    assert all(a != b for a, b in zip(papers, papers[1:], strict=False))
+    assert all(a != b for a, b in itertools.pairwise(papers))
     assert (await h.sched.status(1)).remaining == 0
 
 
@@ -364,7 +365,7 @@ SIM_SERVERS = [  # guild, channel, time, zone: three DST rules, one zone without
 ]
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("seed", [1, 2])
 async def test_sixty_days_with_random_restarts(h, seed):
     rng = random.Random(seed)
     h.poster.rng, h.poster.crash_rate, h.poster.transient_rate = rng, 0.15, 0.1

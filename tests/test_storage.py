@@ -130,8 +130,12 @@ async def test_create_pick_is_insert_once_and_advances_epoch(storage):
     assert second.paper_id == "a" and second.epoch == 1
     assert first == second
     assert (await storage.pool(3, new_seed=2)).epoch == 1
-    assert await storage.drawn_ids(3, 1) == {"a"}
-    assert await storage.drawn_ids(3, 0) == set()
+    assert (await storage.pool(3, new_seed=2)).seed == 1
+    pool = await storage.pool(3, new_seed=2)
+    assert pool.drawn == {"a"} and pool.last_paper == "a"
+    await storage.create_pick(3, "2025-03-02", "b", 2, "m", NOW)
+    pool = await storage.pool(3, new_seed=2)
+    assert (pool.epoch, pool.drawn, pool.last_paper) == (2, {"b"}, "b")
 
 
 async def test_pick_state_transitions(storage):
@@ -140,6 +144,8 @@ async def test_pick_state_transitions(storage):
     later = NOW + timedelta(minutes=5)
     pick = await storage.mark_sending(4, "2025-03-01", 99, NOW)
     assert pick.state == "sending" and pick.first_attempt_at == NOW
+    # the durable write switched to synchronous=FULL only for itself (1 = NORMAL)
+    assert await storage._run(lambda c: c.execute("PRAGMA synchronous").fetchone()[0]) == 1
     pick = await storage.mark_retry(4, "2025-03-01", "503", later, NOW)
     assert pick.state == "pending" and pick.next_attempt_at == later and pick.attempts == 1
     assert [p.local_date for p in await storage.attempted_unfinished()] == ["2025-03-01"]

@@ -9,7 +9,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import components, limits, render
+from bot import components, limits, render, replies
 from bot.cogs.search import venue_choices
 from bot.components import VENUE_MAX, PageState
 
@@ -50,7 +50,7 @@ class Papers(commands.Cog):
     async def similar(self, interaction: discord.Interaction,
                       paper: app_commands.Range[str, 1, PAPER_REF_MAX]) -> None:
         engine = self.bot.engine
-        found = await components.replies.compute(interaction, engine.paper, paper,
+        found = await replies.compute(interaction, engine.paper, paper,
                                                  ephemeral=self.ephemeral)
         size = max(1, min(components.LIMIT_MAX, self.bot.settings.search.page_size))
         await components.show_page(interaction, PageState(kind="l", ref=found.id, limit=size),

@@ -1,0 +1,125 @@
+"""`python -m bot`: settings, logging, then the Discord bot, or the console without a token.
+
+The token is read from DISCORD_TOKEN (environment, or .env in the project folder). It is never
+printed: discord.py does not log it, and as a second guard every log handler is wrapped in a
+formatter that replaces it with "[token]" should it ever reach a message or a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+from collections.abc import Iterable
+from typing import TextIO
+
+import discord
+
+from bot.config import PROJECT_ROOT, ConfigError, Settings, load_settings
+from bot.corpus import CorpusError
+
+log = logging.getLogger(__name__)
+FORCE_SYNC_ENV = "PAPERBOT_FORCE_SYNC"
+
+TOKEN_HELP = """\
+DISCORD_TOKEN is not set, so the bot cannot connect to Discord.
+
+To run it in your server:
+  1. https://discord.com/developers/applications -> New Application -> Bot -> Reset Token;
+     copy the token.
+  2. Put it in {env} as the line   DISCORD_TOKEN=<the token>
+     (or export DISCORD_TOKEN in the environment; never commit it).
+  3. Invite the bot: OAuth2 -> URL Generator, scopes "bot" and "applications.commands",
+     permissions Send Messages, Embed Links, Create Public Threads; open the URL it gives.
+  4. Optional: DISCORD_GUILD_ID=<your server id> shows the commands in that server at once
+     (Discord settings -> Advanced -> Developer Mode, then right-click the server -> Copy ID).
+  Then run again: python -m bot
+
+Meanwhile, a local console serves the same commands as text (try: /search optimal transport).
+"""
+
+
+class RedactingFormatter(logging.Formatter):
+    """Wraps another formatter and replaces every secret in the formatted line."""
+
+    def __init__(self, inner: logging.Formatter | None, secrets: Iterable[str]) -> None:
+        super().__init__()
+        self.inner = inner or logging.Formatter("%(levelname)s %(name)s: %(message)s")
+        self.secrets = [s for s in secrets if s]
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = self.inner.format(record)
+        for secret in self.secrets:
+            text = text.replace(secret, "[token]")
+        return text
+
+
+def setup_logging(level: int, secrets: Iterable[str] = ()) -> None:
+    """discord.py's coloured handler on the root logger, every handler redacting secrets."""
+    discord.utils.setup_logging(level=level, root=True)
+    redact = [s for s in secrets if s]
+    for handler in logging.getLogger().handlers:
+        if not isinstance(handler.formatter, RedactingFormatter):
+            handler.setFormatter(RedactingFormatter(handler.formatter, redact))
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("1", "true", "yes", "on")
+
+
+async def serve(settings: Settings, token: str, *, force_sync: bool = False) -> None:
+    from bot.client import PaperBot
+
+    bot = PaperBot(settings, force_sync=force_sync)
+    async with bot:
+        await bot.start(token)
+
+
+def run_bot(settings: Settings, token: str, err: TextIO) -> int:
+    force = _truthy(os.environ.get(FORCE_SYNC_ENV))
+    try:
+        asyncio.run(serve(settings, token, force_sync=force))
+    except discord.LoginFailure:
+        err.write("error: Discord rejected DISCORD_TOKEN. Reset the token in the developer "
+                  "portal (Bot -> Reset Token) and update .env.\n")
+        return 1
+    except discord.PrivilegedIntentsRequired:
+        err.write("error: Discord refused an intent this bot asked for; check the Bot page of "
+                  "the developer portal.\n")
+        return 1
+    except KeyboardInterrupt:
+        return 0
+    return 0
+
+
+def main(args: argparse.Namespace, *, stdin: TextIO | None = None, out: TextIO | None = None,
+         err: TextIO | None = None) -> int:
+    """Run the bot when a token is configured, else explain how and start the console."""
+    stdin, out, err = stdin or sys.stdin, out or sys.stdout, err or sys.stderr
+    verbose = bool(getattr(args, "verbose", False))
+    try:
+        settings = load_settings(getattr(args, "config", None))
+        if getattr(args, "corpus", None):
+            settings = settings.with_corpus(args.corpus)
+    except ConfigError as exc:
+        err.write(f"error: {exc}\n")
+        return 1
+    token = settings.secrets.discord_token
+    if token:
+        setup_logging(logging.DEBUG if verbose else logging.INFO, [token])
+        return run_bot(settings, token, err)
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s", stream=err)
+    err.write(TOKEN_HELP.format(env=PROJECT_ROOT / ".env"))
+    err.flush()
+    from bot.console import run_console
+    from bot.search import SearchEngine
+
+    try:
+        engine = SearchEngine.load(settings)
+    except CorpusError as exc:
+        err.write(f"error: {exc}\n")
+        return 1
+    return run_console(engine, page_size=settings.search.page_size, stdin=stdin, out=out)
