@@ -1,4 +1,5 @@
-"""Paper-of-the-day rules as pure functions: input checks, due instants, and the pool draw.
+"""Paper-of-the-day rules as pure functions (input checks, due instants, the pool draw) and the
+contract a Discord poster implements.
 
 Nothing here does I/O, so the rules (DST, reshuffles, corpus changes) are tested without a
 database or a clock; `bot/scheduler.py` applies them to stored state.
@@ -13,6 +14,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from functools import lru_cache
+from typing import Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 
@@ -192,3 +194,34 @@ def pick_marker(guild_id: int, day: date | str, paper_id: str) -> str:
     """
     digest = hashlib.sha256(f"{guild_id}:{day}:{paper_id}".encode()).hexdigest()[:10]
     return f"potd-{day}-{digest}"
+
+
+# -- the posting contract ------------------------------------------------------------
+
+class TransientPostError(Exception):
+    """Worth retrying later: rate limited (429), Discord 5xx, network trouble."""
+
+    def __init__(self, message: str = "temporary failure", retry_after: float | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class PermanentPostError(Exception):
+    """Retrying cannot help (channel deleted, missing permissions): the schedule stops."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Poster(Protocol):
+    """What the Discord side implements. `marker` must be findable in the sent message."""
+
+    async def post(self, guild_id: int, channel_id: int, paper_id: str, local_date: date,
+                   marker: str) -> int:
+        """Send the paper; return the message id. Raise Transient/PermanentPostError."""
+        ...
+
+    async def find_existing(self, channel_id: int, marker: str) -> int | None:
+        """The id of a recent message in the channel carrying `marker`, if any."""
+        ...

@@ -65,7 +65,14 @@ async def send(interaction: discord.Interaction, *, embed: discord.Embed | None 
         return
     if embed is None:
         kwargs.pop("embed")
-    if interaction.response.is_done():
+    thinking = interaction.response.type is discord.InteractionResponseType.deferred_channel_message
+    if thinking and not interaction.extras.get("replaced_thinking"):
+        # The first answer after a "thinking…" defer replaces that placeholder (its
+        # visibility was fixed by the defer).
+        interaction.extras["replaced_thinking"] = True
+        kwargs.setdefault("content", None)
+        await interaction.edit_original_response(**kwargs)
+    elif interaction.response.is_done():
         await interaction.followup.send(ephemeral=ephemeral, **kwargs)
     else:
         await interaction.response.send_message(ephemeral=ephemeral, **kwargs)

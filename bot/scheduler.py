@@ -24,6 +24,9 @@ from zoneinfo import ZoneInfo
 from bot.config import DailySettings
 from bot.daily import (
     DailyError,
+    PermanentPostError,
+    Poster,
+    TransientPostError,
     backoff,
     draw,
     due_instant,
@@ -35,39 +38,12 @@ from bot.daily import (
 )
 from bot.storage import Pick, Schedule, Storage
 
+__all__ = ["Clock", "DailyScheduler", "DailyStatus", "PermanentPostError", "PostOutcome",
+           "Poster", "SystemClock", "TransientPostError"]
 log = logging.getLogger(__name__)
 
 HOLD_AFTER_BUG = timedelta(seconds=60)  # pause for a server whose step raised unexpectedly
 MAX_SLEEP_CHUNK = 900.0  # re-read the wall clock at least this often (suspend, clock changes)
-
-
-class TransientPostError(Exception):
-    """Worth retrying later: rate limited (429), Discord 5xx, network trouble."""
-
-    def __init__(self, message: str = "temporary failure", retry_after: float | None = None):
-        super().__init__(message)
-        self.retry_after = retry_after
-
-
-class PermanentPostError(Exception):
-    """Retrying cannot help (channel deleted, missing permissions): the schedule stops."""
-
-    def __init__(self, reason: str):
-        super().__init__(reason)
-        self.reason = reason
-
-
-class Poster(Protocol):
-    """What the Discord side implements. `marker` must be findable in the sent message."""
-
-    async def post(self, guild_id: int, channel_id: int, paper_id: str, local_date: date,
-                   marker: str) -> int:
-        """Send the paper; return the message id. Raise Transient/PermanentPostError."""
-        ...
-
-    async def find_existing(self, channel_id: int, marker: str) -> int | None:
-        """The id of a recent message in the channel carrying `marker`, if any."""
-        ...
 
 
 class Clock(Protocol):

@@ -96,6 +96,11 @@ class SearchEngine:
         started = time.perf_counter()
         files = list(settings.corpus.files)
         analyzer = Analyzer()
+        report: LoadReport | None = None
+        if not all(Path(f).is_file() for f in files):
+            # Reported (or fatal) there; the key covers the files that are present.
+            report = load_corpus(files, exclude_status=settings.corpus.exclude_status)
+            files = [f for f in files if Path(f).is_file()]
         s = settings.search
         params = BM25Params(s.k1, s.b, s.epsilon)
         expect = {"corpus": corpus_digest(files, settings.corpus.exclude_status),
@@ -105,7 +110,7 @@ class SearchEngine:
         folder = settings.corpus.index_dir / key
         index: BM25Index | None = None
         store: PaperStore | None = None
-        if folder.exists():
+        if folder.exists() and report is None:
             try:
                 # Memory-mapped: postings pages are read (and count as resident) when touched.
                 index = BM25Index.load(folder, expect, mmap=True)
@@ -126,7 +131,8 @@ class SearchEngine:
             for problem in report.problems:
                 log.warning("%s", problem)
         else:
-            report = load_corpus(files, exclude_status=settings.corpus.exclude_status)
+            if report is None:
+                report = load_corpus(files, exclude_status=settings.corpus.exclude_status)
             if index is not None and index.n_docs != len(report.papers):
                 log.warning("rebuilding the index: %s holds %d documents, corpus has %d",
                             folder, index.n_docs, len(report.papers))

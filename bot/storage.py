@@ -290,22 +290,27 @@ class Storage:
 
         return await asyncio.get_running_loop().run_in_executor(self._executor, tx)
 
+    async def _one(self, sql: str, args: tuple[Any, ...], make: Callable[[sqlite3.Row], T],
+                   ) -> T | None:
+        def q(c: sqlite3.Connection) -> T | None:
+            row = c.execute(sql, args).fetchone()
+            return None if row is None else make(row)
+        return await self._run(q, write=False)
+
+    async def _all(self, sql: str, args: tuple[Any, ...],
+                   make: Callable[[sqlite3.Row], T]) -> list[T]:
+        return await self._run(lambda c: [make(r) for r in c.execute(sql, args)], write=False)
+
     # -- metadata -------------------------------------------------------------------------
 
     async def schema_version(self) -> int:
-        return await self._run(
-            lambda c: c.execute("SELECT MAX(version) FROM schema_version").fetchone()[0],
-            write=False)
+        return await self._one("SELECT MAX(version) FROM schema_version", (), lambda r: r[0])
 
     async def journal_mode(self) -> str:
-        return await self._run(lambda c: c.execute("PRAGMA journal_mode").fetchone()[0],
-                               write=False)
+        return await self._one("PRAGMA journal_mode", (), lambda r: r[0])
 
     async def get_meta(self, key: str) -> str | None:
-        def q(c: sqlite3.Connection) -> str | None:
-            row = c.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-            return None if row is None else row[0]
-        return await self._run(q, write=False)
+        return await self._one("SELECT value FROM meta WHERE key = ?", (key,), lambda r: r[0])
 
     async def set_meta(self, key: str, value: str) -> None:
         await self._run(lambda c: c.execute(
@@ -315,16 +320,13 @@ class Storage:
     # -- schedules ------------------------------------------------------------------------
 
     async def get_schedule(self, guild_id: int) -> Schedule | None:
-        def q(c: sqlite3.Connection) -> Schedule | None:
-            row = c.execute("SELECT * FROM schedules WHERE guild_id = ?", (guild_id,)).fetchone()
-            return None if row is None else _schedule(row)
-        return await self._run(q, write=False)
+        return await self._one("SELECT * FROM schedules WHERE guild_id = ?", (guild_id,),
+                               _schedule)
 
     async def active_schedules(self) -> list[Schedule]:
         """Schedules that should post: enabled and not stopped by a permanent error."""
-        return await self._run(lambda c: [_schedule(r) for r in c.execute(
-            "SELECT * FROM schedules WHERE enabled = 1 AND stopped_reason IS NULL "
-            "ORDER BY guild_id")], write=False)
+        return await self._all("SELECT * FROM schedules WHERE enabled = 1 AND stopped_reason "
+                               "IS NULL ORDER BY guild_id", (), _schedule)
 
     async def save_schedule(self, guild_id: int, channel_id: int, time: str, timezone: str,
                             topic: str | None, start_date: str, now: datetime,
@@ -346,8 +348,8 @@ class Storage:
             if drop_pending_from is not None:
                 c.execute("DELETE FROM picks WHERE guild_id = ? AND local_date >= ? "
                           "AND state = 'pending' AND attempts = 0", (guild_id, drop_pending_from))
-            row = c.execute("SELECT * FROM schedules WHERE guild_id = ?", (guild_id,)).fetchone()
-            return _schedule(row)
+            return _schedule(c.execute("SELECT * FROM schedules WHERE guild_id = ?",
+                                       (guild_id,)).fetchone())
         return await self._run(q)
 
     async def disable_schedule(self, guild_id: int, now: datetime) -> bool:
@@ -355,6 +357,10 @@ class Storage:
         return await self._run(lambda c: c.execute(
             "UPDATE schedules SET enabled = 0, updated_at = ? WHERE guild_id = ? AND enabled = 1",
             (_ts(now), guild_id)).rowcount > 0)
+
+    async def stop_schedule(self, guild_id: int, reason: str, now: datetime) -> None:
+        """Stop a server's schedule for a reason shown in /daily status (cleared by /daily set)."""
+        await self._run(lambda c: _stop(c, guild_id, reason, now))
 
     # -- pool state -----------------------------------------------------------------------
 
@@ -376,11 +382,7 @@ class Storage:
     # -- picks ----------------------------------------------------------------------------
 
     async def get_pick(self, guild_id: int, local_date: str) -> Pick | None:
-        def q(c: sqlite3.Connection) -> Pick | None:
-            row = c.execute("SELECT * FROM picks WHERE guild_id = ? AND local_date = ?",
-                            (guild_id, local_date)).fetchone()
-            return None if row is None else _pick(row)
-        return await self._run(q, write=False)
+        return await self._one(_PICK, (guild_id, local_date), _pick)
 
     async def create_pick(self, guild_id: int, local_date: str, paper_id: str, epoch: int,
                           marker: str, now: datetime) -> Pick:
@@ -397,20 +399,20 @@ class Storage:
             if cur.rowcount:
                 c.execute("UPDATE pools SET epoch = MAX(epoch, ?) WHERE guild_id = ?",
                           (epoch, guild_id))
-            row = c.execute("SELECT * FROM picks WHERE guild_id = ? AND local_date = ?",
-                            (guild_id, local_date)).fetchone()
-            return _pick(row)
+            return _pick(c.execute(_PICK, (guild_id, local_date)).fetchone())
         return await self._run(q)
 
     async def _update_pick(self, guild_id: int, local_date: str, sql: str,
-                           args: tuple[Any, ...], durable: bool = False) -> Pick:
+                           args: tuple[Any, ...], durable: bool = False,
+                           stop_reason: str | None = None, now: datetime | None = None) -> Pick:
         def q(c: sqlite3.Connection) -> Pick:
             c.execute(f"UPDATE picks SET {sql} WHERE guild_id = ? AND local_date = ?",
                       (*args, guild_id, local_date))
-            row = c.execute("SELECT * FROM picks WHERE guild_id = ? AND local_date = ?",
-                            (guild_id, local_date)).fetchone()
+            row = c.execute(_PICK, (guild_id, local_date)).fetchone()
             if row is None:
                 raise StorageError(f"no pick for guild {guild_id} on {local_date}")
+            if stop_reason is not None and now is not None:
+                _stop(c, guild_id, stop_reason, now)
             return _pick(row)
         return await self._run(q, durable=durable)
 
@@ -442,45 +444,35 @@ class Storage:
     async def mark_failed(self, guild_id: int, local_date: str, error: str, now: datetime,
                           stop_schedule: bool = False) -> Pick:
         """Give up on this date; with `stop_schedule`, also stop the server (reason = error)."""
-        def q(c: sqlite3.Connection) -> Pick:
-            c.execute("UPDATE picks SET state = 'failed', error = ?, next_attempt_at = NULL, "
-                      "updated_at = ? WHERE guild_id = ? AND local_date = ?",
-                      (error, _ts(now), guild_id, local_date))
-            if stop_schedule:
-                c.execute("UPDATE schedules SET stopped_reason = ?, updated_at = ? "
-                          "WHERE guild_id = ?", (error, _ts(now), guild_id))
-            row = c.execute("SELECT * FROM picks WHERE guild_id = ? AND local_date = ?",
-                            (guild_id, local_date)).fetchone()
-            return _pick(row)
-        return await self._run(q)
-
-    async def stop_schedule(self, guild_id: int, reason: str, now: datetime) -> None:
-        """Stop a server's schedule for a reason shown in /daily status (cleared by /daily set)."""
-        await self._run(lambda c: c.execute(
-            "UPDATE schedules SET stopped_reason = ?, updated_at = ? WHERE guild_id = ?",
-            (reason, _ts(now), guild_id)))
+        return await self._update_pick(
+            guild_id, local_date,
+            "state = 'failed', error = ?, next_attempt_at = NULL, updated_at = ?",
+            (error, _ts(now)), stop_reason=error if stop_schedule else None, now=now)
 
     async def attempted_unfinished(self) -> list[Pick]:
         """Attempted picks not yet confirmed (in flight, retrying, or cut short by a crash)."""
-        return await self._run(lambda c: [_pick(r) for r in c.execute(
-            "SELECT * FROM picks WHERE state = 'sending' OR (state = 'pending' AND attempts > 0) "
-            "ORDER BY guild_id, local_date")], write=False)
+        return await self._all("SELECT * FROM picks WHERE state = 'sending' OR (state = "
+                               "'pending' AND attempts > 0) ORDER BY guild_id, local_date", (),
+                               _pick)
 
     async def recent_picks(self, since: str) -> list[Pick]:
         """Every server's picks from local date `since` on: one query plans all servers."""
-        return await self._run(lambda c: [_pick(r) for r in c.execute(
-            "SELECT * FROM picks WHERE local_date >= ? ORDER BY guild_id, local_date",
-            (since,))], write=False)
+        return await self._all("SELECT * FROM picks WHERE local_date >= ? "
+                               "ORDER BY guild_id, local_date", (since,), _pick)
 
     async def last_sent(self, guild_id: int) -> Pick | None:
-        def q(c: sqlite3.Connection) -> Pick | None:
-            row = c.execute("SELECT * FROM picks WHERE guild_id = ? AND state = 'sent' "
-                            "ORDER BY local_date DESC LIMIT 1", (guild_id,)).fetchone()
-            return None if row is None else _pick(row)
-        return await self._run(q, write=False)
+        return await self._one("SELECT * FROM picks WHERE guild_id = ? AND state = 'sent' "
+                               "ORDER BY local_date DESC LIMIT 1", (guild_id,), _pick)
 
     async def picks(self, guild_id: int) -> list[Pick]:
         """The whole history of one server, oldest first (tests, diagnostics)."""
-        return await self._run(lambda c: [_pick(r) for r in c.execute(
-            "SELECT * FROM picks WHERE guild_id = ? ORDER BY local_date", (guild_id,))],
-            write=False)
+        return await self._all("SELECT * FROM picks WHERE guild_id = ? ORDER BY local_date",
+                               (guild_id,), _pick)
+
+
+_PICK = "SELECT * FROM picks WHERE guild_id = ? AND local_date = ?"
+
+
+def _stop(c: sqlite3.Connection, guild_id: int, reason: str, now: datetime) -> None:
+    c.execute("UPDATE schedules SET stopped_reason = ?, updated_at = ? WHERE guild_id = ?",
+              (reason, _ts(now), guild_id))

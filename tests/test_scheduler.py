@@ -220,6 +220,27 @@ async def test_crash_around_the_send_never_double_posts(h, when):
     assert pick.state == "sent" and pick.message_id == h.poster.messages[0].id
 
 
+@pytest.mark.parametrize(("when", "state"), [("crash-before", "failed"),
+                                             ("crash-after", "sent")])
+async def test_crash_then_days_of_downtime_settles_the_old_day_without_resending(h, when, state):
+    await h.sched.set_schedule(1, 10, "09:00", "UTC")
+    h.poster.script = [when]
+    h.clock.set(datetime(2025, 3, 1, 9, 0, tzinfo=UTC))
+    with pytest.raises(Crash):
+        await h.sched.run_due()
+    h.clock.set(datetime(2025, 3, 3, 12, 0, tzinfo=UTC))
+    await h.restart()
+    outcomes = await h.sched.run_due()
+    assert [(o.result, o.local_date.day) for o in outcomes] == [("resolved", 1), ("sent", 3)]
+    old = await h.storage.get_pick(1, "2025-03-01")
+    assert old.state == state
+    assert [m.local_date.day for m in h.poster.messages] == \
+        ([1, 3] if when == "crash-after" else [3])
+    if state == "sent":
+        assert old.message_id == h.poster.messages[0].id
+        assert (await h.sched.status(1)).last_post.local_date == "2025-03-03"
+
+
 async def test_transient_failures_back_off_then_succeed(h):
     await h.sched.set_schedule(1, 10, "09:00", "UTC")
     await h.sched.set_schedule(2, 20, "09:00", "UTC")
@@ -412,3 +433,16 @@ async def test_sixty_days_with_random_restarts(h, seed):
         picks = await h.storage.picks(guild)
         sent = {p.local_date: p.message_id for p in picks if p.state == "sent"}
         assert sent == {m.local_date.isoformat(): m.id for m in posts}
+
+
+async def test_system_clock_loop_starts_and_stops(tmp_path):
+    store = await Storage.open(str(tmp_path / "s.sqlite3"))
+    sched = DailyScheduler(store, FakePoster(FakeClock(START)), Corpus())
+    sched.start()
+    sched.start()  # idempotent
+    sched.wake()
+    await asyncio.sleep(0.05)
+    assert sched._task is not None and not sched._task.done()
+    await sched.stop()
+    assert sched._task is None
+    await store.close()
