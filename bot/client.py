@@ -43,6 +43,9 @@ class PaperBot(commands.AutoShardedBot):
                  storage: Storage | None = None, force_sync: bool = False,
                  extensions: list[str] | None = None, **options: Any) -> None:
         intents = discord.Intents.default()  # no privileged intent: slash commands need none
+        # The bot never joins voice: don't warn at every start that voice libraries are missing.
+        discord.VoiceClient.warn_nacl = False
+        discord.VoiceClient.warn_dave = False
         owners = set(settings.secrets.owner_ids)
         options.setdefault("shard_count", settings.discord.shard_count or None)
         super().__init__(command_prefix=commands.when_mentioned, intents=intents,

@@ -16,7 +16,6 @@ import asyncio
 import logging
 import random
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Protocol
 from zoneinfo import ZoneInfo
@@ -36,7 +35,8 @@ from bot.daily import (
     parse_timezone,
     pick_marker,
 )
-from bot.storage import Pick, Schedule, Storage
+from bot.schedule_records import DailyStatus, Pick, PostOutcome, Schedule
+from bot.storage import Storage
 
 __all__ = ["Clock", "DailyScheduler", "DailyStatus", "PermanentPostError", "PostOutcome",
            "Poster", "SystemClock", "TransientPostError"]
@@ -61,49 +61,6 @@ class SystemClock:
     async def sleep_until(self, when: datetime) -> None:
         while (left := (when - self.now()).total_seconds()) > 0:
             await asyncio.sleep(min(left, MAX_SLEEP_CHUNK))
-
-
-@dataclass(frozen=True, slots=True)
-class DailyStatus:
-    """Everything /daily status shows for one server."""
-
-    guild_id: int
-    schedule: Schedule | None
-    next_post_utc: datetime | None
-    next_post_local: datetime | None
-    last_post: Pick | None
-    today: Pick | None
-    pool_size: int | None
-    remaining: int | None
-    pool_error: str | None
-
-    @property
-    def state(self) -> str:
-        """'unset', 'off', 'stopped' (see `stopped_reason`) or 'on'."""
-        if self.schedule is None:
-            return "unset"
-        if not self.schedule.enabled:
-            return "off"
-        return "stopped" if self.schedule.stopped_reason else "on"
-
-    @property
-    def channel_id(self) -> int | None:
-        return self.schedule.channel_id if self.schedule else None
-
-    @property
-    def stopped_reason(self) -> str | None:
-        return self.schedule.stopped_reason if self.schedule else None
-
-
-@dataclass(frozen=True, slots=True)
-class PostOutcome:
-    """What one `run_due` step did for one server (logged; asserted by tests)."""
-
-    guild_id: int
-    local_date: date
-    result: str  # sent | found | retry | failed | stopped | resolved
-    paper_id: str | None = None
-    detail: str | None = None
 
 
 class DailyScheduler:

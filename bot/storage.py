@@ -18,15 +18,16 @@ import logging
 import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 from bot.config import ConfigError
+from bot.schedule_records import Pick, PoolState, Schedule
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+__all__ = ["Pick", "PoolState", "Schedule", "Storage", "StorageError", "UnsupportedDatabase"]
 
 PICK_STATES = ("pending", "sending", "sent", "failed")
 
@@ -80,67 +81,6 @@ class StorageError(RuntimeError):
 
 class UnsupportedDatabase(ConfigError, NotImplementedError):
     """A database URL this build cannot serve yet (PostgreSQL is planned, not written)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Schedule:
-    """One server's daily-post settings. `start_date` is the first local date eligible to post."""
-
-    guild_id: int
-    channel_id: int
-    time: str
-    timezone: str
-    topic: str | None
-    enabled: bool
-    stopped_reason: str | None
-    start_date: str
-    updated_at: datetime
-
-    @property
-    def active(self) -> bool:
-        return self.enabled and self.stopped_reason is None
-
-
-@dataclass(frozen=True, slots=True)
-class PoolState:
-    """Where a server's draw stands: the shuffle is a pure function of (seed, epoch).
-
-    `drawn` holds the papers already drawn in this epoch; `last_paper` is the newest pick's.
-    """
-
-    guild_id: int
-    seed: int
-    epoch: int
-    drawn: frozenset[str] = frozenset()
-    last_paper: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Pick:
-    """The paper chosen for (guild, local date) and how far posting it has got."""
-
-    guild_id: int
-    local_date: str
-    paper_id: str
-    epoch: int
-    marker: str
-    state: str
-    channel_id: int | None
-    message_id: int | None
-    attempts: int
-    error: str | None
-    next_attempt_at: datetime | None
-    first_attempt_at: datetime | None
-    created_at: datetime
-    updated_at: datetime
-    sent_at: datetime | None
-
-    @property
-    def jump_url(self) -> str | None:
-        """A link to the posted message, for /daily status."""
-        if self.message_id is None or self.channel_id is None:
-            return None
-        return f"https://discord.com/channels/{self.guild_id}/{self.channel_id}/{self.message_id}"
 
 
 def _ts(value: datetime | None) -> str | None:

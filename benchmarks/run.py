@@ -1,0 +1,547 @@
+"""Speed and memory of the project's search against rank_bm25 and bm25s, on real and synthetic
+corpora; prints a markdown table and whether each target of issue 4 is met.
+
+    .venv/bin/python -m benchmarks.run                 # paperlists, scifact, synthetic 100k
+    .venv/bin/python -m benchmarks.run --million       # ... and synthetic 1M (long)
+    .venv/bin/python -m benchmarks.run --tiny --work /tmp/b   # seconds: the test suite's run
+
+Every library gets the same tokens (the project's analyzer) and BM25 parameters. Build time
+and query latency are measured in this process; memory and start-up from the saved index in
+a fresh subprocess per library (so one library's garbage is not another's RSS). See
+benchmarks/README.md for what each number means.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import os
+import pickle
+import platform
+import random
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.synth import Source, cached_corpus
+from bot.analyzer import Analyzer
+from bot.config import Settings
+from bot.corpus import load_corpus
+from bot.index import BM25Index, top_k
+from bot.search import SearchEngine, doc_text
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared" / "data"
+K = 10
+EXCLUDE = ("Reject", "Withdraw", "Desk Reject")
+_WORD = re.compile(r"[A-Za-z][A-Za-z-]{2,}")
+
+
+# --- corpora and queries -------------------------------------------------------------------
+
+@dataclass
+class Corpus:
+    name: str
+    files: list[Path]
+    queries_from: list  # papers whose titles and abstracts make the queries
+    n: int = 0
+
+
+def make_queries(papers, n_titles: int, n_keywords: int, seed: int) -> list[tuple[str, str]]:
+    """(kind, text): real titles, and 1-5 consecutive words of a real abstract."""
+    rng = random.Random(seed)
+    stop = Analyzer().stopwords
+    titles = [p.title for p in papers if p.title]
+    out = [("title", titles[rng.randrange(len(titles))]) for _ in range(n_titles)]
+    abstracts = [p.abstract for p in papers if p.abstract]
+    while len(out) < n_titles + n_keywords:
+        words = [w for w in _WORD.findall(abstracts[rng.randrange(len(abstracts))])
+                 if w.lower() not in stop]
+        if not words:
+            continue
+        size = rng.randint(1, 5)
+        start = rng.randrange(max(1, len(words) - size + 1))
+        out.append(("keywords", " ".join(words[start:start + size])))
+    return out
+
+
+def percentile_ms(samples: list[float], q: float) -> float:
+    return float(np.percentile(np.asarray(samples) * 1000, q)) if samples else float("nan")
+
+
+def dense_top(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Top k of a dense score array, best first, ties in corpus order (as `top_k`)."""
+    ids = np.flatnonzero(scores > 0)
+    return top_k(ids.astype(np.int32), scores[ids].astype(np.float64), k)
+
+
+def same_up_to_ties(ours: tuple, ref_scores: np.ndarray, k: int) -> tuple[bool, bool]:
+    """(identical ids in order, identical up to exact ties) against rank_bm25's dense scores."""
+    ids, scores = ours
+    ref_ids, ref_top = dense_top(ref_scores, k)
+    exact = np.array_equal(ids, ref_ids)
+    if exact:
+        return True, True
+    if ids.shape != ref_ids.shape:
+        return False, False
+    # Same scores at every rank, and each of our docs truly has its score in rank_bm25.
+    ok = (np.allclose(scores, ref_top, rtol=1e-9, atol=0)
+          and np.allclose(ref_scores[ids], scores, rtol=1e-9, atol=0))
+    return False, bool(ok)
+
+
+# --- child processes: start-up and memory from a saved index -------------------------------
+
+def rss_mb() -> float:
+    import psutil
+
+    return psutil.Process().memory_info().rss / 2**20
+
+
+def child(kind: str, arg: str) -> dict:
+    """Run in a fresh interpreter: load a saved index; report load time and RSS."""
+    if kind == "project":
+        folder = Path(arg)
+        expect = {k: v for k, v in json.loads((folder / "meta.json").read_text()).items()
+                  if k in ("corpus", "analyzer", "title_weight", "params")}
+        base = rss_mb()
+        t0 = time.perf_counter()
+        index = BM25Index.load(folder, expect, mmap=True)
+        seconds = time.perf_counter() - t0
+        assert index.n_docs > 0
+        return {"seconds": seconds, "rss": rss_mb(), "base": base}
+    if kind == "bm25s":
+        import bm25s
+
+        base = rss_mb()
+        t0 = time.perf_counter()
+        model = bm25s.BM25.load(arg, show_progress=False)
+        seconds = time.perf_counter() - t0
+        assert model.scores
+        return {"seconds": seconds, "rss": rss_mb(), "base": base}
+    if kind == "rank_bm25":
+        import rank_bm25  # noqa: F401  (the pickle needs the class)
+
+        base = rss_mb()
+        t0 = time.perf_counter()
+        with open(arg, "rb") as handle:
+            model = pickle.load(handle)
+        seconds = time.perf_counter() - t0
+        assert model.corpus_size > 0
+        return {"seconds": seconds, "rss": rss_mb(), "base": base}
+    if kind == "bot":
+        return bot_child(arg)
+    raise ValueError(kind)
+
+
+def bot_child(queries_path: str) -> dict:
+    """The bot's start-up to serving: import it, load the engine (saved index) and the cogs.
+
+    With bot/client.py present this is `PaperBot.setup_hook` without the network part (no
+    login, no command sync); without it, `SearchEngine.load` with discord.py imported.
+    """
+    from bot.config import load_settings
+
+    settings = load_settings()  # PAPERBOT_CONFIG points at the benchmark's settings
+    mode = "SearchEngine.load + import discord"
+    try:
+        from bot.client import PaperBot
+    except ImportError:
+        import discord  # noqa: F401  (its memory is part of the bot's)
+
+        engine = SearchEngine.load(settings)
+    else:
+        mode = "PaperBot setup_hook path (engine + storage + cogs), not connected"
+
+        async def setup() -> SearchEngine:
+            bot = PaperBot(settings)
+            bot.engine = await asyncio.to_thread(SearchEngine.load, settings)
+            bot.storage = await bot._open_storage()
+            for name in bot.extensions_to_load:
+                await bot.load_extension(name)
+            if bot.storage is not None:  # close() would need a login; the engine stays
+                await bot.storage.close()
+            keep.append(bot)
+            return bot.engine
+
+        keep: list = []
+        engine = asyncio.run(setup())
+    ready = time.perf_counter()
+    rss_ready = rss_mb()
+    queries = json.loads(Path(queries_path).read_text())
+    for text in queries:
+        engine.search(text, limit=settings.search.page_size)
+    for text in queries[:200]:
+        engine.complete(text[:8])
+    return {"ready": ready, "rss": rss_ready, "rss_after": rss_mb(), "mode": mode,
+            "papers": len(engine.papers), "queries": len(queries)}
+
+
+def run_child(kind: str, arg: str, env: dict | None = None) -> dict:
+    code = ("import json,sys,time; t=time.perf_counter(); from benchmarks.run import child; "
+            "r=child(sys.argv[1], sys.argv[2]); r['t0']=t; print(json.dumps(r))")
+    started = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", code, kind, arg], cwd=ROOT, env=env,
+                          capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - started
+    if proc.returncode != 0:
+        raise RuntimeError(f"{kind} child failed:\n{proc.stderr[-3000:]}")
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    result["wall"] = wall
+    return result
+
+
+def bot_startup(settings_path: Path, queries: list[str], work: Path) -> dict:
+    """Wall time from launching `python` to the engine serving, measured twice (best kept)."""
+    qpath = work / "bot-queries.json"
+    qpath.write_text(json.dumps(queries))
+    env = dict(os.environ, PAPERBOT_CONFIG=str(settings_path))
+    runs = []
+    for _ in range(2):
+        code = ("import time; T=time.perf_counter(); import json,sys; "
+                "from benchmarks.run import child; r=child('bot', sys.argv[1]); "
+                "r['startup']=r['ready']-T; print(json.dumps(r))")
+        started = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-c", code, str(qpath)], cwd=ROOT, env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        out, err = proc.communicate()
+        if proc.returncode != 0:
+            raise RuntimeError(f"bot child failed:\n{err[-3000:]}")
+        result = json.loads(out.strip().splitlines()[-1])
+        result["wall"] = time.perf_counter() - started
+        runs.append(result)
+    return min(runs, key=lambda r: r["startup"])
+
+
+# --- one corpus ----------------------------------------------------------------------------
+
+@dataclass
+class Result:
+    name: str
+    n_docs: int = 0
+    rows: dict = field(default_factory=dict)  # metric -> (project, rank_bm25, bm25s)
+    notes: list = field(default_factory=list)
+    facts: dict = field(default_factory=dict)
+
+
+def bench_corpus(corpus: Corpus, work: Path, args: argparse.Namespace) -> Result:
+    import bm25s
+    from rank_bm25 import BM25Okapi
+
+    res = Result(corpus.name)
+    say = print if not args.quiet else (lambda *a, **k: None)
+    say(f"## {corpus.name}", flush=True)
+    t0 = time.perf_counter()
+    report = load_corpus(corpus.files, exclude_status=EXCLUDE)
+    papers = report.papers
+    res.n_docs = len(papers)
+    res.facts["parse_s"] = time.perf_counter() - t0
+    analyzer = Analyzer()
+
+    # Full build from text, as the bot does it (parallel tokenising), saved like the bot.
+    index_dir = work / "index" / corpus.name
+    shutil.rmtree(index_dir, ignore_errors=True)
+    settings = Settings().with_corpus(corpus.files)
+    settings = replace(settings, corpus=replace(settings.corpus, index_dir=index_dir,
+                                                exclude_status=EXCLUDE))
+    t0 = time.perf_counter()
+    engine = SearchEngine.load(settings)
+    res.facts["engine_build_s"] = time.perf_counter() - t0
+    say(f"  engine built from text in {res.facts['engine_build_s']:.1f}s", flush=True)
+    folder = next(p for p in index_dir.iterdir() if (p / "meta.json").exists())
+    settings_path = work / f"settings-{corpus.name}.toml"
+    files = ", ".join(json.dumps(str(f)) for f in corpus.files)
+    settings_path.write_text(
+        f"[corpus]\nfiles = [{files}]\nindex_dir = {json.dumps(str(index_dir))}\n"
+        f"exclude_status = {json.dumps(list(EXCLUDE))}\n"
+        f"[storage]\ndatabase = {json.dumps(str(work / 'bench.sqlite3'))}\n")
+
+    # Same tokens for every library.
+    t0 = time.perf_counter()
+    tokens = [analyzer(doc_text(p)) for p in papers]
+    res.facts["tokenize_s"] = time.perf_counter() - t0
+    run_rank = len(papers) <= args.rank_bm25_max_docs
+    timings = {}
+    t0 = time.perf_counter()
+    ours = BM25Index.build(tokens)
+    timings["project"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    model_s = bm25s.BM25(method="atire", idf_method="robertson")
+    model_s.index(tokens, show_progress=False)
+    timings["bm25s"] = time.perf_counter() - t0
+    model_r = None
+    if run_rank:
+        t0 = time.perf_counter()
+        model_r = BM25Okapi(tokens)
+        timings["rank_bm25"] = time.perf_counter() - t0
+    res.rows["index build from tokens (s)"] = (timings["project"], timings.get("rank_bm25"),
+                                               timings["bm25s"])
+    say(f"  built: {timings}", flush=True)
+
+    # Queries: identical token lists for all three.
+    qs = make_queries(corpus.queries_from, args.queries // 2, args.queries - args.queries // 2,
+                      seed=args.seed)
+    qtokens = [(kind, text, analyzer(text)) for kind, text in qs]
+    qtokens = [q for q in qtokens if q[2]]
+    lat = {"project": [], "rank_bm25": [], "bm25s": []}
+    n_rank = min(len(qtokens), args.rank_bm25_queries) if run_rank else 0
+    exact = tie_ok = 0
+    rank_sample = set(random.Random(args.seed).sample(range(len(qtokens)), n_rank))
+    for qi, (_kind, _text, terms) in enumerate(qtokens):
+        t0 = time.perf_counter()
+        ids, scores = ours.score(terms)
+        best = top_k(ids, scores, K)
+        lat["project"].append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        known = model_s.get_tokens_ids(terms)
+        dense_s = model_s.get_scores(known) if known else np.zeros(len(papers), np.float32)
+        top = np.argpartition(-dense_s, K)[:K] if dense_s.shape[0] > K else np.arange(len(dense_s))
+        top = top[np.argsort(-dense_s[top], kind="stable")]
+        lat["bm25s"].append(time.perf_counter() - t0)
+        if qi in rank_sample:
+            t0 = time.perf_counter()
+            dense_r = model_r.get_scores(terms)
+            dense_top(dense_r, K)
+            lat["rank_bm25"].append(time.perf_counter() - t0)
+            e, t = same_up_to_ties(best, dense_r, K)
+            exact += e
+            tie_ok += t
+    res.facts.update(queries=len(qtokens), parity_checked=n_rank, parity_exact=exact,
+                     parity_ties=tie_ok)
+    for q, label in ((50, "p50"), (99, "p99")):
+        res.rows[f"query {label}, score + top {K} (ms)"] = tuple(
+            percentile_ms(lat[k], q) if lat[k] else None for k in ("project", "rank_bm25",
+                                                                    "bm25s"))
+    say(f"  queries: {len(qtokens)}, parity {tie_ok}/{n_rank} (exact order {exact})", flush=True)
+
+    # The project's whole search (parse, analyze, score, filters, top k, snippets).
+    full = []
+    for _kind, text, _terms in qtokens:
+        t0 = time.perf_counter()
+        engine.search(text, limit=K)
+        full.append(time.perf_counter() - t0)
+    res.rows["SearchEngine.search, with snippets, p50 (ms)"] = (percentile_ms(full, 50), None,
+                                                                None)
+    res.rows["SearchEngine.search, with snippets, p99 (ms)"] = (percentile_ms(full, 99), None,
+                                                                None)
+
+    # Autocomplete over every title: prefixes of real titles, 1 to 25 characters.
+    rng = random.Random(args.seed + 1)
+    titles = [p.title for p in corpus.queries_from]
+    prefixes = []
+    for _ in range(args.queries):
+        title = titles[rng.randrange(len(titles))]
+        start = 0 if rng.random() < 0.7 else rng.randrange(max(1, len(title) - 3))
+        prefixes.append(title[start:start + rng.randint(1, 25)])
+    ac = []
+    for prefix in prefixes:
+        t0 = time.perf_counter()
+        engine.complete(prefix)
+        ac.append(time.perf_counter() - t0)
+    res.rows["autocomplete p50 (ms)"] = (percentile_ms(ac, 50), None, None)
+    res.rows["autocomplete p99 (ms)"] = (percentile_ms(ac, 99), None, None)
+
+    # Saved forms for the start-up children.
+    bm25s_dir = work / "bm25s" / corpus.name
+    shutil.rmtree(bm25s_dir, ignore_errors=True)
+    model_s.save(str(bm25s_dir), show_progress=False)
+    rank_path = work / "rank_bm25" / f"{corpus.name}.pkl"
+    if model_r is not None:
+        rank_path.parent.mkdir(parents=True, exist_ok=True)
+        with rank_path.open("wb") as handle:
+            pickle.dump(model_r, handle, protocol=pickle.HIGHEST_PROTOCOL)
+    del model_r, model_s, tokens, ours, engine
+    gc.collect()
+    loads = {"project": run_child("project", str(folder)),
+             "bm25s": run_child("bm25s", str(bm25s_dir))}
+    if run_rank:
+        loads["rank_bm25"] = run_child("rank_bm25", str(rank_path))
+    pick = [loads.get(k) for k in ("project", "rank_bm25", "bm25s")]
+    res.rows["load saved index (s)"] = tuple(x and x["seconds"] for x in pick)
+    res.rows["RSS after loading the index (MB)"] = tuple(x and x["rss"] for x in pick)
+    res.rows["  of which the index (MB, RSS - RSS before load)"] = tuple(
+        x and x["rss"] - x["base"] for x in pick)
+    say("  loads: " + ", ".join(f"{k} {v['seconds']:.3f}s {v['rss']:.0f}MB"
+                                for k, v in loads.items()), flush=True)
+
+    bot = bot_startup(settings_path, [text for _k, text, _t in qtokens[:args.bot_queries]], work)
+    res.rows["bot start-up to serving, saved index (s)"] = (bot["startup"], None, None)
+    res.rows["bot RSS when serving (MB)"] = (bot["rss"], None, None)
+    res.rows[f"bot RSS after {bot['queries']} searches (MB)"] = (bot["rss_after"], None, None)
+    res.facts["bot_mode"] = bot["mode"]
+    res.facts["bot_wall"] = bot["wall"]
+    say(f"  bot: {bot['startup']:.2f}s, {bot['rss']:.0f} MB -> {bot['rss_after']:.0f} MB "
+        f"({bot['mode']})", flush=True)
+    return res
+
+
+# --- report --------------------------------------------------------------------------------
+
+def fmt(value) -> str:
+    if value is None:
+        return "–"
+    if value >= 100:
+        return f"{value:,.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
+    if value >= 1:
+        return f"{value:.2f}"
+    return f"{value:.3f}"
+
+
+def ratio(a, b) -> str:
+    if a is None or b is None or not b:
+        return "–"
+    return f"{a / b:.2g}" if a / b < 10 else f"{a / b:.0f}"
+
+
+def table(results: list[Result]) -> str:
+    lines = ["| corpus | metric | project | rank-bm25 | bm25s | project / rank-bm25 | "
+             "project / bm25s |", "|---|---|---:|---:|---:|---:|---:|"]
+    for res in results:
+        label = f"{res.name} ({res.n_docs:,})"
+        for metric, (p, r, s) in res.rows.items():
+            lines.append(f"| {label} | {metric} | {fmt(p)} | {fmt(r)} | {fmt(s)} | "
+                         f"{ratio(p, r)} | {ratio(p, s)} |")
+            label = ""
+    return "\n".join(lines)
+
+
+def targets(results: list[Result], big: int) -> list[str]:
+    out = []
+
+    def line(ok: bool | None, text: str) -> None:
+        mark = "n/a" if ok is None else "MET" if ok else "MISSED"
+        out.append(f"- **{mark}** {text}")
+
+    checked = sum(r.facts["parity_checked"] for r in results)
+    ties = sum(r.facts["parity_ties"] for r in results)
+    exact = sum(r.facts["parity_exact"] for r in results)
+    line(checked > 0 and ties == checked,
+         f"top {K} identical to rank_bm25 up to exact ties: {ties}/{checked} queries "
+         f"({exact} in identical order)")
+    at = next((r for r in results if r.n_docs == big), None) or max(results,
+                                                                      key=lambda r: r.n_docs)
+    name = f"{at.name} ({at.n_docs:,} papers)"
+    p50 = at.rows[f"query p50, score + top {K} (ms)"]
+    p99 = at.rows[f"query p99, score + top {K} (ms)"]
+    line(p50[2] is not None and p50[0] <= p50[2],
+         f"{name}: query p50 no slower than bm25s: {fmt(p50[0])} ms vs {fmt(p50[2])} ms")
+    line(None if p50[1] is None else p50[1] / p50[0] >= 100,
+         f"{name}: query p50 at least 100x faster than rank-bm25: "
+         f"{'not run' if p50[1] is None else f'{p50[1] / p50[0]:.0f}x'}")
+    line(p99[0] < 10, f"{name}: query p99 under 10 ms: {fmt(p99[0])} ms")
+    ac = at.rows["autocomplete p99 (ms)"][0]
+    line(ac < 10, f"{name}: autocomplete p99 under 10 ms: {fmt(ac)} ms")
+    rss = at.rows["bot RSS when serving (MB)"][0]
+    rss_after = next(v[0] for k, v in at.rows.items() if k.startswith("bot RSS after"))
+    line(max(rss, rss_after) < 400, f"{name}: bot process under 400 MB RSS: {fmt(rss)} MB when "
+         f"serving, {fmt(rss_after)} MB after its searches")
+    start = at.rows["bot start-up to serving, saved index (s)"][0]
+    line(start < 1.5, f"{name}: start-up from the saved index under 1.5 s: {fmt(start)} s "
+         f"({at.facts['bot_mode']})")
+    million = next((r for r in results if r.n_docs >= 1_000_000), None)
+    if million is None:
+        line(None, "1M papers: not run (add --million)")
+    else:
+        build = million.facts["engine_build_s"]
+        line(build < 600, f"1M papers: index build from text under 10 minutes: {build:.0f} s")
+        out.append(f"- 1M papers: query p50 "
+                   f"{fmt(million.rows[f'query p50, score + top {K} (ms)'][0])} ms, "
+                   f"bot RSS {fmt(million.rows['bot RSS when serving (MB)'][0])} MB "
+                   f"(index memory-mapped)")
+    return out
+
+
+def machine() -> str:
+    import psutil
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (f"{cpu}, {len(os.sched_getaffinity(0))} cores, "
+            f"{psutil.virtual_memory().total / 2**30:.0f} GB RAM, Python "
+            f"{platform.python_version()}, numpy {np.__version__}, {platform.system()} "
+            f"{platform.release()}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Benchmark search speed and memory.")
+    parser.add_argument("--work", type=Path, default=ROOT / "benchmarks" / ".work",
+                        help="generated corpora, indexes and saved models (default: %(default)s)")
+    parser.add_argument("--shared", type=Path, default=SHARED)
+    parser.add_argument("--synth", type=int, nargs="*", default=[100_000],
+                        help="synthetic corpus sizes (default: 100000)")
+    parser.add_argument("--million", action="store_true", help="add a 1,000,000-paper corpus")
+    parser.add_argument("--no-real", action="store_true", help="skip paperlists and scifact")
+    parser.add_argument("--tiny", action="store_true",
+                        help="a 600-paper corpus made from data/icml2026.jsonl; for the tests")
+    parser.add_argument("--queries", type=int, default=2000,
+                        help="queries per corpus, half titles, half keywords")
+    parser.add_argument("--rank-bm25-queries", type=int, default=2000,
+                        help="queries also run through rank_bm25 (parity + latency)")
+    parser.add_argument("--rank-bm25-max-docs", type=int, default=200_000,
+                        help="skip rank_bm25 above this corpus size (it needs ~5 GB at 1M)")
+    parser.add_argument("--bot-queries", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, help="also write the report here (markdown)")
+    parser.add_argument("--quiet", action="store_true")
+    args = parser.parse_args(argv)
+    work = args.work.resolve()
+    work.mkdir(parents=True, exist_ok=True)
+
+    corpora: list[Corpus] = []
+    if args.tiny:
+        seed_papers = load_corpus([ROOT / "data" / "icml2026.jsonl"]).papers
+        path = cached_corpus(Source.from_papers(seed_papers), 600, work / "corpora", args.seed)
+        corpora.append(Corpus("synthetic-tiny", [path], seed_papers))
+    else:
+        lists = sorted((args.shared / "paperlists").glob("*.json"))
+        real = load_corpus(lists, exclude_status=EXCLUDE).papers
+        if not args.no_real:
+            corpora.append(Corpus("paperlists", lists, real))
+            scifact = args.shared / "scifact" / "corpus.jsonl"
+            corpora.append(Corpus("scifact", [scifact], load_corpus([scifact]).papers))
+        source = Source.from_papers(real)
+        sizes = list(args.synth) + ([1_000_000] if args.million else [])
+        for n in sizes:
+            t0 = time.perf_counter()
+            path = cached_corpus(source, n, work / "corpora", args.seed)
+            if not args.quiet:
+                print(f"synthetic {n:,}: {path.name} ({time.perf_counter() - t0:.0f}s)",
+                      flush=True)
+            corpora.append(Corpus(f"synthetic-{n // 1000}k", [path], real))
+
+    results = [bench_corpus(c, work, args) for c in corpora]
+    big = 100_000 if any(r.n_docs == 100_000 for r in results) else 0
+    command = "python -m benchmarks.run " + " ".join(argv if argv is not None else sys.argv[1:])
+    report = "\n".join([
+        f"Command: `{command.strip()}`", "", f"Machine: {machine()}", "",
+        table(results), "", "Targets:", "", *targets(results, big), "",
+        "Notes:", "",
+        *[f"- {r.name}: {r.facts['queries']} queries; corpus parse {r.facts['parse_s']:.1f} s, "
+          f"tokenising {r.facts['tokenize_s']:.1f} s (1 process), SearchEngine.load from text "
+          f"{r.facts['engine_build_s']:.1f} s (tokenise in parallel + build + save); bot "
+          f"start-up measured as: {r.facts['bot_mode']}" for r in results],
+    ])
+    print(report)
+    if args.out:
+        args.out.write_text(report + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
