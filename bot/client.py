@@ -22,6 +22,7 @@ from discord.ext import commands
 import bot.cogs
 from bot.components import DYNAMIC_ITEMS
 from bot.config import ConfigError, Settings
+from bot.replies import DEFER_AFTER
 
 if TYPE_CHECKING:
     from bot.search import SearchEngine
@@ -59,6 +60,8 @@ class PaperBot(commands.AutoShardedBot):
         self.failed_extensions: dict[str, str] = {}
         self.synced: list[str] = []  # scopes synced by this process (for tests and logs)
         self._meta: dict[str, str] = {}  # command hashes when there is no storage
+        # Seconds of work before an interaction is deferred ("thinking…"); see bot.replies.
+        self.defer_after = DEFER_AFTER
 
     async def setup_hook(self) -> None:
         if self.engine is None:

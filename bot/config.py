@@ -32,7 +32,8 @@ class SearchSettings:
     k1: float = 1.5
     b: float = 0.75
     epsilon: float = 0.25
-    title_weight: int = 1
+    title_weight: int = 2
+    compound_weight: float = 0.5
     prf_docs: int = 0
     prf_terms: int = 0
     prf_weight: float = 0.0

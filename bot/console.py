@@ -15,6 +15,8 @@ import sys
 from dataclasses import replace
 from typing import TextIO
 
+import discord
+
 from bot import render
 from bot.components import LIMIT_MAX, PageState
 from bot.models import Paper, SearchError, SearchResult
@@ -48,16 +50,20 @@ class Console:
         self.out.write(text)
         self.out.flush()
 
+    def show(self, embed: discord.Embed) -> None:
+        """One answer, followed by a blank line so consecutive answers stay apart."""
+        self.write(embed_text(embed, color=self.color) + "\n")
+
     def show_page(self, state: PageState) -> None:
         result = state.run(self.engine)
         self.state, self.result = replace(state, page=render.page_of(result)[0]), result
         embed = render.results_embed(result, heading=state.heading(self.engine),
                                      venue=state.venue or None)
-        self.write(embed_text(embed, color=self.color))
+        self.show(embed)
 
     def show_paper(self, paper: Paper) -> None:
         self.paper = paper
-        self.write(embed_text(render.paper_embed(paper), color=self.color))
+        self.show(render.paper_embed(paper))
 
     def handle(self, line: str) -> bool:
         """Run one command line; False means quit. User mistakes print a short message."""
@@ -85,8 +91,8 @@ class Console:
         elif name == "random":
             self.show_paper(self.engine.random(_unquote(rest) or None, self.rng))
         elif name == "help":
-            self.write(embed_text(render.help_embed(self.engine.venues(), ephemeral=False)))
-            self.write("\n" + CONSOLE_HELP)
+            self.show(render.help_embed(self.engine.venues(), ephemeral=None))
+            self.write(CONSOLE_HELP)
         elif name in ("next", "prev"):
             if self.state is None or self.result is None:
                 self.write("No results yet: try /search optimal transport\n")

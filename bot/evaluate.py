@@ -28,7 +28,8 @@ log = logging.getLogger(__name__)
 DEPTH = 100  # documents retrieved per query: Recall@100 needs the top 100
 ANALYZERS = ("default", "plain", "stopwords", "stem")
 # The [search] settings that change the ranking, echoed with every result.
-RANKING_KEYS = ("k1", "b", "epsilon", "title_weight", "prf_docs", "prf_terms", "prf_weight")
+RANKING_KEYS = ("k1", "b", "epsilon", "title_weight", "compound_weight", "prf_docs",
+                "prf_terms", "prf_weight")
 
 
 class BeirError(CorpusError):

@@ -10,7 +10,7 @@ interpolated with the original query (RM3), the form Anserini and Terrier ship:
 
 The `n_terms` strongest new terms are appended with weight `weight * P(t|R) / max P(t|R)`, so
 the best expansion term counts `weight` times an original query term and the rest less; the
-original terms keep weight 1. Scores stay BM25Okapi (the index's `score(terms, weights)`), so
+original terms keep their weights. Scores stay BM25Okapi (the index's `score(terms, weights)`), so
 everything the ranking uses is still a word that can be shown and highlighted.
 """
 
@@ -56,13 +56,13 @@ def relevance_model(doc_terms: Sequence[Sequence[str]], doc_scores: Sequence[flo
 
 def expand(terms: Sequence[str], ids: np.ndarray, scores: np.ndarray,
            doc_terms: Callable[[int], Sequence[str]], *, docs: int, n_terms: int,
-           weight: float) -> Expansion:
-    """The query `terms` plus feedback terms from the `docs` best of (ids, scores).
-
-    Returns the query unchanged when feedback is off or the first pass found nothing.
+           weight: float, weights: Sequence[float] | None = None) -> Expansion:
+    """The query `terms` (with their `weights`, 1.0 when None) plus feedback terms from the
+    `docs` best of (ids, scores). Unchanged when feedback is off or the first pass found nothing.
     """
     original = tuple(terms)
-    unchanged = Expansion(original, (1.0,) * len(original), ())
+    original_weights = tuple(weights) if weights is not None else (1.0,) * len(original)
+    unchanged = Expansion(original, original_weights, ())
     if docs <= 0 or n_terms <= 0 or weight <= 0 or ids.shape[0] == 0:
         return unchanged
     best_ids, best_scores = top_k(ids, scores, docs)
@@ -79,4 +79,4 @@ def expand(terms: Sequence[str], ids: np.ndarray, scores: np.ndarray,
     top = ranked[0][0]
     added = tuple(t for _p, t in ranked)
     added_weights = tuple(weight * p / top for p, _t in ranked)
-    return Expansion(original + added, (1.0,) * len(original) + added_weights, added)
+    return Expansion(original + added, original_weights + added_weights, added)

@@ -38,7 +38,7 @@ def title_text(paper: Paper) -> str:
 
 def escape(text: str) -> str:
     """Markdown-safe text for link labels: no bold, no stray brackets closing the link."""
-    text = discord.utils.escape_markdown(text, as_needed=True)
+    text = discord.utils.escape_markdown(text)
     return text.replace("[", "\\[").replace("]", "\\]")
 
 
@@ -149,8 +149,9 @@ def paper_embed(paper: Paper, *, heading: str | None = None) -> discord.Embed:
     return finish(embed)
 
 
-def help_embed(venues: Mapping[str, int], *, ephemeral: bool = True) -> discord.Embed:
-    """What the bot does, how to search, and what the corpus holds."""
+def help_embed(venues: Mapping[str, int], *, ephemeral: bool | None = True) -> discord.Embed:
+    """What the bot does, how to search, and what the corpus holds (`ephemeral=None`: the
+    console, where replies are neither private nor shared)."""
     total = sum(venues.values())
     embed = discord.Embed(title="Paper bot", colour=COLOR, description=(
         "Finds conference papers by their title and abstract (BM25 ranking) and can post a "
@@ -165,8 +166,8 @@ def help_embed(venues: Mapping[str, int], *, ephemeral: bool = True) -> discord.
         "Type a few words that make the paper special: `optimal transport`.\n"
         "`\"exact phrase\"` keeps words together · `-word` excludes · `author:name`, "
         "`venue:icml`, `year:2026` filter.\n"
-        + ("Replies are visible only to you; **Share** posts one to the channel."
-           if ephemeral else "Replies are posted in the channel.")))
+        + {True: "Replies are visible only to you; **Share** posts one to the channel.",
+           False: "Replies are posted in the channel.", None: ""}[ephemeral]).strip())
     counts = [f"{venue}: {count:,} papers" for venue, count in venues.items()]
     embed.add_field(name=f"Corpus: {total:,} papers", inline=False,
                     value=limits.join_limited(counts, limits.FIELD_VALUE, sep="\n",

@@ -321,7 +321,8 @@ class SearchEngine:
         its best first-pass hits (`bot.feedback`); evaluation turns `snippets` off for speed.
         """
         parsed = parse_query(query or "")
-        terms = self.analyzer(parsed.text)
+        s = self.settings
+        terms, term_weights = self.analyzer.query_terms(parsed.text, s.compound_weight)
         if not terms:
             if parsed.text.strip():
                 raise EmptyQuery("Nothing to search for: those are all very common words. "
@@ -329,13 +330,15 @@ class SearchEngine:
             raise EmptyQuery()
         merged = merge_filters(parsed.filters, filters)
         phrases = [tuple(t) for t in (self.analyzer(p) for p in parsed.phrases) if t]
-        s = self.settings
+        # All-1 weights are left out so a plain query scores exactly as rank_bm25 would.
         weights: Sequence[float] | None = None
+        if any(w != 1.0 for w in term_weights):
+            weights = term_weights
         extra: tuple[str, ...] = ()
         if s.prf_docs > 0 and s.prf_terms > 0 and s.prf_weight > 0:
-            ids, scores = self.index.score(terms)
+            ids, scores = self.index.score(terms, weights)
             expansion = expand(terms, ids, scores, self._doc_terms, docs=s.prf_docs,
-                               n_terms=s.prf_terms, weight=s.prf_weight)
+                               n_terms=s.prf_terms, weight=s.prf_weight, weights=weights)
             extra = expansion.added
             if extra:
                 weights = expansion.weights

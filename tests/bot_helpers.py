@@ -31,7 +31,7 @@ def make_settings(fake: FakeDiscord, *, guild: bool = False, **discord_options: 
 def make_bot(settings: Settings, engine: SearchEngine, storage: Storage | None,
              **options: Any) -> PaperBot:
     bot = PaperBot(settings, engine=engine, storage=storage, shard_count=1, **options)
-    bot.defer_after = 1.0  # type: ignore[attr-defined]
+    bot.defer_after = 1.0
     return bot
 
 

@@ -331,7 +331,7 @@ async def test_component_failure_is_answered(env: tuple[FakeDiscord, PaperBot],
 async def test_slow_work_is_deferred(env: tuple[FakeDiscord, PaperBot],
                                      monkeypatch: pytest.MonkeyPatch) -> None:
     fake, bot = env
-    bot.defer_after = 0.05  # type: ignore[attr-defined]
+    bot.defer_after = 0.05
     original = bot.engine.search
 
     def slow(*args: Any, **kwargs: Any) -> Any:
