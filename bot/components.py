@@ -9,8 +9,10 @@ custom_id back with every click, and the item rebuilds what it needs from it. cu
     pb:more:{paper id}                     "More like this" on a paper's detail
     pb:share                               post this ephemeral reply to the channel
 
-The query and venue options are capped (`QUERY_MAX`, `VENUE_MAX`) so a page custom_id always
-fits Discord's 100 characters; `tests/test_render.py` checks the worst case.
+A query too long for the custom_id (a pasted title) is stored as `QUERY_IN_MESSAGE` instead:
+the button then reads the query back from the message it sits on, whose embed title is
+"🔎 {query}" (`QUERY_MAX` keeps that title whole within Discord's 256). The venue option is
+capped (`VENUE_MAX`) so the rest always fits; `tests/test_render.py` checks the worst case.
 """
 
 from __future__ import annotations
@@ -27,7 +29,9 @@ from bot.models import Filters, SearchResult
 if TYPE_CHECKING:
     from bot.search import SearchEngine
 
-QUERY_MAX = 60
+QUERY_MAX = 250
+QUERY_IN_MESSAGE = "^"
+SEARCH_TITLE_PREFIX = "🔎 "
 VENUE_MAX = 24
 LIMIT_MAX = 10
 PAGE_MAX = 9999
@@ -52,6 +56,8 @@ class PageState:
         else:
             head = f"pb:l:{page}:{self.limit}:"
         value = head + self.ref
+        if len(value) > limits.CUSTOM_ID and self.kind == "s":
+            value = head + QUERY_IN_MESSAGE
         return value if len(value) <= limits.CUSTOM_ID else None
 
     def run(self, engine: SearchEngine) -> SearchResult:
@@ -66,6 +72,15 @@ class PageState:
         if self.kind == "l":
             return "More like: " + render.title_text(engine.paper(self.ref))
         return None
+
+
+def query_from_message(message: discord.Message | None) -> str | None:
+    """The query of a results message, from its embed title "🔎 {query}"."""
+    if message is None or not message.embeds:
+        return None
+    title = message.embeds[0].title or ""
+    return title.removeprefix(SEARCH_TITLE_PREFIX) if title.startswith(SEARCH_TITLE_PREFIX) \
+        else None
 
 
 def engine_of(interaction: discord.Interaction) -> SearchEngine:
@@ -150,6 +165,8 @@ class PageButton(discord.ui.DynamicItem[discord.ui.Button], template=re.compile(
             ref = match["venue"] + ":" + match["ref"]
         else:
             ref = match["ref"]
+        if kind == "s" and ref == QUERY_IN_MESSAGE:
+            ref = query_from_message(interaction.message) or ref
         state = PageState(kind=kind, ref=ref, page=max(1, int(match["page"])),
                           limit=max(1, min(LIMIT_MAX, int(match["limit"]))),
                           venue=(match["venue"] or "") if kind == "s" else "")

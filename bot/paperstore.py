@@ -108,6 +108,10 @@ class PaperStore(Sequence[Paper]):
             with path.open("rb") as handle:
                 self._map = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size \
                     else b""
+            if size and hasattr(mmap, "MADV_RANDOM"):
+                # Papers are read one at a time: without this, every read faults in the
+                # kernel's read-around window (~128 KB) and RSS grows by whole neighbourhoods.
+                self._map.madvise(mmap.MADV_RANDOM)
         except (OSError, ValueError) as exc:
             raise StoreError(f"{folder}: cannot read paper store ({exc})") from exc
         self.venues: list[str] = meta.get("venues", [])

@@ -88,7 +88,7 @@ def hit_block(hit: Hit, budget: int) -> str:
 def results_embed(result: SearchResult, *, heading: str | None = None,
                   venue: str | None = None) -> discord.Embed:
     """One page of hits as one embed, footer "page 1/N · M matches for …"."""
-    title = heading or f"🔎 {result.query}"
+    title = heading or f"🔎 {result.query}"  # components.query_from_message reads it back
     embed = discord.Embed(title=limits.truncate(title, limits.EMBED_TITLE), colour=COLOR)
     if result.hits:
         budget = (limits.EMBED_DESCRIPTION - 2 * len(result.hits)) // len(result.hits)

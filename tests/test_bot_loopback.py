@@ -66,7 +66,7 @@ async def test_setup_hook_loads_cogs_and_syncs_described_commands(
         for option in command.get("options", []):
             assert option["description"], (command["name"], option["name"])
     search = {o["name"]: o for o in commands["search"]["options"]}
-    assert search["query"]["required"] and search["query"]["max_length"] == 60
+    assert search["query"]["required"] and search["query"]["max_length"] == 250
     assert search["venue"]["autocomplete"] and search["venue"]["max_length"] == 24
     assert (search["limit"]["min_value"], search["limit"]["max_value"]) == (1, 10)
     assert commands["paper"]["options"][0]["autocomplete"]
@@ -184,6 +184,27 @@ async def test_buttons_work_after_restart(fake_discord: FakeDiscord, connect_bot
     assert footer(update).group(1) == "2"
     opened = await fake_discord.select(reply, "pb:open", [icml_engine.papers[0].id])
     await answered(opened, type=4)
+
+
+async def test_long_query_pages_from_the_message_after_restart(
+        fake_discord: FakeDiscord, connect_bot: Connect, icml_engine: SearchEngine,
+        storage: Storage) -> None:
+    """A pasted title is longer than a custom_id can hold: the ▶ button reads it back from the
+    message it sits on, even after the bot restarted."""
+    settings = make_settings(fake_discord)
+    first = await connect_bot(make_bot(settings, icml_engine, storage), TOKEN)
+    query = ("learning with transport plans, world models, reinforcement learning agents and "
+             "representation alignment for generative flow models")
+    assert len(query) > 100
+    reply = await answered(await fake_discord.slash("search", {"query": query, "limit": 2}),
+                           type=4)
+    assert reply.embed["title"] == f"🔎 {query}"
+    assert "pb:s:2:2::^" in reply.custom_ids
+    await first.close()
+    await connect_bot(make_bot(settings, icml_engine, storage), TOKEN)
+    update = await answered(await fake_discord.click(reply, "pb:s:2:2::^"), type=7)
+    assert footer(update).groups()[0] == "2" and footer(update).group(4) == query
+    assert update.embed["description"].startswith("**3. ")
 
 
 async def test_search_with_venue_limit_and_colon_query(env: tuple[FakeDiscord, PaperBot]) -> None:

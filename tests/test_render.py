@@ -83,6 +83,9 @@ def test_worst_case_page_custom_id_fits() -> None:
     state = PageState("s", "q" * QUERY_MAX, PAGE_MAX, LIMIT_MAX, "v" * VENUE_MAX)
     cid = state.custom_id(PAGE_MAX)
     assert cid is not None and len(cid) <= limits.CUSTOM_ID
+    assert cid.endswith(":^")  # the query itself is read back from the message's title
+    short = PageState("s", "optimal transport", 2, 5, "colm").custom_id(2)
+    assert short == "pb:s:2:5:colm:optimal transport"
     assert PageButton.__discord_ui_compiled_template__.fullmatch(cid)
     assert PageState("l", "x" * 200).custom_id(1) is None  # too long: no button, never cut
 
