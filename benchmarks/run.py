@@ -491,7 +491,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="a 600-paper corpus made from data/icml2026.jsonl; for the tests")
     parser.add_argument("--queries", type=int, default=2000,
                         help="queries per corpus, half titles, half keywords")
-    parser.add_argument("--rank-bm25-queries", type=int, default=2000,
+    parser.add_argument("--rank-bm25-queries", type=int, default=1000,
                         help="queries also run through rank_bm25 (parity + latency)")
     parser.add_argument("--rank-bm25-max-docs", type=int, default=200_000,
                         help="skip rank_bm25 above this corpus size (it needs ~5 GB at 1M)")

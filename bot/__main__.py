@@ -1,5 +1,5 @@
 """`python -m bot`: the CLI commands (`search`, `paper`, ...), or with no command the bot itself
-(the local console when no DISCORD_TOKEN is set)."""
+(the local console when no DISCORD_TOKEN is set); `--check` validates without connecting."""
 
 from __future__ import annotations
 
@@ -11,7 +11,15 @@ def main(argv: list[str] | None = None) -> int:
     from bot.cli import main as cli_main
 
     argv = sys.argv[1:] if argv is None else argv
-    args = build_parser().parse_args(argv)  # --help prints and exits here
+    parser = build_parser()
+    parser.add_argument("--check", action="store_true",
+                        help="load config, corpus and cogs without connecting; exit 0 or say "
+                        "what is wrong (exit 1)")
+    args = parser.parse_args(argv)  # --help prints and exits here
+    if args.check:
+        from bot.health import main as check
+
+        return check(args)
     if args.command is None:
         from bot.runner import main as run
 

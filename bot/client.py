@@ -22,6 +22,7 @@ from discord.ext import commands
 import bot.cogs
 from bot.components import DYNAMIC_ITEMS
 from bot.config import ConfigError, Settings
+from bot.reload import Reloader
 from bot.replies import DEFER_AFTER
 
 if TYPE_CHECKING:
@@ -29,6 +30,29 @@ if TYPE_CHECKING:
     from bot.storage import Storage
 
 log = logging.getLogger(__name__)
+SHUTDOWN_GRACE = 7.0  # within the 10 s a worker host waits between SIGTERM and SIGKILL
+# discord.py names the tasks answering an interaction (2.x: app_commands/tree.py, ui/view.py).
+INTERACTION_TASKS = ("CommandTree-invoker", "discord-ui-view-dispatch-",
+                     "discord-ui-dynamic-item-", "discord.py: on_interaction")
+
+
+async def drain_interactions(timeout: float) -> int:
+    """Wait up to `timeout` s for the tasks answering interactions; returns how many were left.
+
+    discord.py starts one task per interaction and keeps no list of them, so they are found by
+    the names it gives them (pinned by tests/test_shutdown.py).
+    """
+    current = asyncio.current_task()
+    pending = {t for t in asyncio.all_tasks() if t is not current and not t.done()
+               and t.get_name().startswith(INTERACTION_TASKS)}
+    if not pending:
+        return 0
+    log.info("waiting for %d interaction(s) to finish before closing", len(pending))
+    _done, left = await asyncio.wait(pending, timeout=timeout)
+    if left:
+        log.warning("closing with %d interaction(s) still running after %.1f s", len(left),
+                    timeout)
+    return len(left)
 
 
 def cog_modules() -> list[str]:
@@ -62,6 +86,12 @@ class PaperBot(commands.AutoShardedBot):
         self._meta: dict[str, str] = {}  # command hashes when there is no storage
         # Seconds of work before an interaction is deferred ("thinking…"); see bot.replies.
         self.defer_after = DEFER_AFTER
+        # Live corpus reload (/admin reload, SIGHUP): swaps `self.engine`; see bot.reload.
+        self.reloader = Reloader(self)
+        self.reloader.on_swap.append(lambda outcome: self.dispatch("corpus_reloaded", outcome))
+        # Seconds close() waits for interactions already being answered (SIGTERM).
+        self.shutdown_grace = SHUTDOWN_GRACE
+        self._shutdown_task: asyncio.Task[None] | None = None
 
     async def setup_hook(self) -> None:
         if self.engine is None:
@@ -81,11 +111,8 @@ class PaperBot(commands.AutoShardedBot):
         await self.sync_commands(force=self.force_sync)
 
     async def _open_storage(self) -> Storage | None:
-        try:
-            from bot.storage import Storage
-        except ImportError:
-            log.warning("bot.storage is missing: command sync state is kept in memory")
-            return None
+        from bot.storage import Storage
+
         try:
             return await Storage.open(self.settings.storage.database)
         except (OSError, sqlite3.Error, ConfigError) as exc:
@@ -93,6 +120,23 @@ class PaperBot(commands.AutoShardedBot):
             return None
 
     async def close(self) -> None:
+        """Graceful stop: gateway first, then in-flight replies, then HTTP, then storage.
+
+        Why this order: closing the gateway stops new interactions arriving; replies already
+        being computed still need the HTTP session, which discord.py's close() shuts at once,
+        so they are awaited first (at most `shutdown_grace` s). Storage closes last: its one
+        connection is closed on the database thread after every queued write, which also
+        checkpoints the WAL into the database file.
+        """
+        if self._shutdown_task is None:
+            self._shutdown_task = asyncio.ensure_future(self._shutdown())
+        await asyncio.shield(self._shutdown_task)
+
+    async def _shutdown(self) -> None:
+        for shard in self.shards.values():
+            if not shard.is_closed():
+                await shard.disconnect()
+        await drain_interactions(self.shutdown_grace)
         await super().close()
         if self.storage is not None and self._owns_storage:
             await self.storage.close()

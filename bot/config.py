@@ -33,7 +33,7 @@ class SearchSettings:
     b: float = 0.75
     epsilon: float = 0.25
     title_weight: int = 2
-    compound_weight: float = 0.5
+    compound_weight: float = 0.25
     prf_docs: int = 0
     prf_terms: int = 0
     prf_weight: float = 0.0

@@ -12,13 +12,16 @@ from __future__ import annotations
 import random
 import shlex
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import TextIO
 
 import discord
 
 from bot import render
 from bot.components import LIMIT_MAX, PageState
+from bot.config import Settings
 from bot.models import Paper, SearchError, SearchResult
 from bot.render_text import embed_text
 from bot.search import SearchEngine
@@ -29,6 +32,7 @@ CONSOLE_HELP = """Console commands (the Discord buttons are words here):
   /paper TITLE|ID    one paper in full    open N        open hit N of this page
   /similar TITLE|ID  papers like it       more          papers like the last opened one
   /random [VENUE]    a random paper       /help, quit
+  /reload            re-read the settings and corpus files (the old ones stay if broken)
 """
 
 
@@ -36,8 +40,12 @@ class Console:
     """Holds the current page and paper so `next`, `open N` and `more` work like the buttons."""
 
     def __init__(self, engine: SearchEngine, out: TextIO, *, page_size: int = 5,
-                 color: bool = False, rng: random.Random | None = None) -> None:
+                 color: bool = False, rng: random.Random | None = None,
+                 settings: Settings | None = None,
+                 corpus_files: Sequence[Path] | None = None) -> None:
         self.engine = engine
+        self.settings = settings  # for /reload; None when embedded without settings
+        self.corpus_files = corpus_files
         self.out = out
         self.page_size = max(1, min(LIMIT_MAX, page_size))
         self.color = color
@@ -90,6 +98,8 @@ class Console:
             self.show_page(PageState(kind="l", ref=paper.id, limit=self.page_size))
         elif name == "random":
             self.show_paper(self.engine.random(_unquote(rest) or None, self.rng))
+        elif name == "reload":
+            self._reload()
         elif name == "help":
             self.show(render.help_embed(self.engine.venues(), ephemeral=None))
             self.write(CONSOLE_HELP)
@@ -118,6 +128,19 @@ class Console:
         else:
             self.write(f"Unknown command {name!r}.\n" + CONSOLE_HELP)
         return True
+
+    def _reload(self) -> None:
+        """The same load-validate-swap as /admin reload, in the foreground (no event loop)."""
+        if self.settings is None:
+            self.write("Reload is not available here: start the console with python -m bot.\n")
+            return
+        from bot.reload import reload_now
+
+        self.write("Reloading the corpus…\n")
+        outcome = reload_now(self, "console", self.corpus_files)  # type: ignore[arg-type]
+        if outcome.ok:
+            self.state = self.result = self.paper = None  # pages of the old corpus
+        self.write(outcome.summary() + "\n")
 
     def run(self, stdin: TextIO) -> int:
         interactive = stdin.isatty()
@@ -155,8 +178,10 @@ def _unquote(text: str) -> str:
 
 
 def run_console(engine: SearchEngine, *, page_size: int = 5, stdin: TextIO | None = None,
-                out: TextIO | None = None) -> int:
+                out: TextIO | None = None, settings: Settings | None = None,
+                corpus_files: Sequence[Path] | None = None) -> int:
     out = out or sys.stdout
     stdin = stdin or sys.stdin
     color = out.isatty() and stdin.isatty()
-    return Console(engine, out, page_size=page_size, color=color).run(stdin)
+    return Console(engine, out, page_size=page_size, color=color, settings=settings,
+                   corpus_files=corpus_files).run(stdin)

@@ -233,6 +233,7 @@ def _json_array_records(path: Path, report: LoadReport) -> Iterator[tuple[int, d
         return
     pos += 1
     length = len(text)
+    closing = len(text.rstrip()) - 1  # where the array's own `]` must be
     while pos < length:
         while pos < length and text[pos] in " \t\r\n,":
             pos += 1
@@ -240,8 +241,8 @@ def _json_array_records(path: Path, report: LoadReport) -> Iterator[tuple[int, d
             problems.append(f"{path}:{text.count(chr(10), 0, pos) + 1}: file ends before the "
                             f"closing ]")
             return
-        if text[pos] == "]":
-            return
+        if text[pos] == "]" and pos == closing:
+            return  # any other `]` is a nested one met while skipping a broken record
         line = text.count("\n", 0, pos) + 1
         try:
             record, end = decoder.raw_decode(text, pos)
@@ -250,7 +251,7 @@ def _json_array_records(path: Path, report: LoadReport) -> Iterator[tuple[int, d
             report.skipped += 1
             nxt = text.find("\n", pos)
             if nxt < 0:
-                return
+                break
             pos = nxt + 1
             continue
         pos = end
@@ -259,6 +260,8 @@ def _json_array_records(path: Path, report: LoadReport) -> Iterator[tuple[int, d
             report.skipped += 1
             continue
         yield line, record
+    # Text ended right after a record (or the `[`): the array was cut short all the same.
+    problems.append(f"{path}:{text.count(chr(10)) + 1}: file ends before the closing ]")
 
 
 def detect_format(path: Path) -> str:

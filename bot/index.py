@@ -187,13 +187,13 @@ class BM25Index:
             ids, contrib = parts[0]
             keep = contrib != 0
             return np.asarray(ids[keep], dtype=np.int32), contrib[keep]
-        if touched * _DENSE_RATIO >= self.n_docs:
-            dense = np.zeros(self.n_docs, dtype=np.float64)
-            for ids, contrib in parts:
-                dense[ids] += contrib  # ids are unique within one postings list
-            hit = np.flatnonzero(dense)
-            return hit.astype(np.int32), dense[hit]
         all_ids = np.concatenate([ids for ids, _contrib in parts])
+        if touched * _DENSE_RATIO >= self.n_docs:
+            # bincount adds the weights in array order: per document, term by term from 0.0.
+            dense = np.bincount(all_ids, weights=np.concatenate([c for _ids, c in parts]),
+                                minlength=self.n_docs)
+            mask = dense != 0
+            return np.flatnonzero(mask).astype(np.int32), dense[mask]
         uniq, inverse = np.unique(all_ids, return_inverse=True)
         totals = np.zeros(uniq.shape[0], dtype=np.float64)
         offset = 0
@@ -368,6 +368,14 @@ def top_k(doc_ids: np.ndarray, scores: np.ndarray, k: int) -> tuple[np.ndarray, 
     n = scores.shape[0]
     if k <= 0 or n == 0:
         return doc_ids[:0], scores[:0]
+    if n > 64 * k:
+        # The k-th best of every 16th score is at most the k-th best of all: keeping the
+        # scores >= it keeps every winner (and its ties), and the partition below gets small.
+        sample = scores[::16]
+        floor = np.partition(sample, sample.shape[0] - k)[sample.shape[0] - k]
+        candidates = np.flatnonzero(scores >= floor)
+        doc_ids, scores = doc_ids[candidates], scores[candidates]
+        n = scores.shape[0]
     if n > k:
         threshold = np.partition(scores, n - k)[n - k]
         above = scores > threshold

@@ -33,6 +33,7 @@ OPTION_VALUE = 100
 OPTION_DESCRIPTION = 100
 BUTTON_LABEL = 80
 LINK_URL = 512  # a link button's url
+THREAD_NAME = 100
 ELLIPSIS = "…"
 
 # Never end a cut inside a masked link: drop a trailing unfinished "[text](url" piece.

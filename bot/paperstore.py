@@ -1,7 +1,7 @@
 """The parsed corpus saved next to the index, so a restart neither re-parses JSON nor keeps
 every abstract in memory.
 
-`PaperStore` is a `Sequence[Paper]` over one memory-mapped file of compact JSON records (one per
+`PaperStore` is a `Sequence[Paper]` over one file of compact JSON records (one per
 paper, found by offset): `store[i]` decodes paper i when it is asked for (a few microseconds),
 so the process holds only what every request needs — ids, titles, venues and years — and the
 abstracts stay on disk (in the page cache) until a hit shows them. Recently built papers are
@@ -13,10 +13,10 @@ Written atomically (a temporary folder renamed into place), keyed like the index
 from __future__ import annotations
 
 import json
-import mmap
 import os
 import shutil
 import tempfile
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import overload
@@ -105,13 +105,9 @@ class PaperStore(Sequence[Paper]):
             if size != meta.get("records_bytes"):
                 raise StoreError(f"{folder}: records.bin is {size} bytes, "
                                  f"expected {meta.get('records_bytes')}")
-            with path.open("rb") as handle:
-                self._map = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size \
-                    else b""
-            if size and hasattr(mmap, "MADV_RANDOM"):
-                # Papers are read one at a time: without this, every read faults in the
-                # kernel's read-around window (~128 KB) and RSS grows by whole neighbourhoods.
-                self._map.madvise(mmap.MADV_RANDOM)
+            # Read with pread, not mmap: a mapped file's pages count as this process's RSS,
+            # and the kernel maps whole neighbourhoods (fault-around) on every access.
+            self._file = path.open("rb")
         except (OSError, ValueError) as exc:
             raise StoreError(f"{folder}: cannot read paper store ({exc})") from exc
         self.venues: list[str] = meta.get("venues", [])
@@ -120,6 +116,7 @@ class PaperStore(Sequence[Paper]):
                 or (n and int(self.offsets[-1]) != size):
             raise StoreError(f"{folder}: store files do not fit together")
         self.meta = meta
+        self._lock = threading.Lock()
         self._recent: dict[int, Paper] = {}
 
     def __len__(self) -> int:
@@ -143,11 +140,17 @@ class PaperStore(Sequence[Paper]):
             if len(self._recent) >= _RECENT:
                 self._recent.clear()
             start, end = int(self.offsets[i]), int(self.offsets[i + 1])
-            paper = self._recent[i] = _paper(self._map[start:end])
+            paper = self._recent[i] = _paper(self._read(start, end))
         return paper
 
     def __iter__(self) -> Iterator[Paper]:
         offsets = self.offsets.tolist()
-        data = self._map
         for i in range(len(self.ids)):
-            yield _paper(data[offsets[i]:offsets[i + 1]])
+            yield _paper(self._read(offsets[i], offsets[i + 1]))
+
+    def _read(self, start: int, end: int) -> bytes:
+        if hasattr(os, "pread"):
+            return os.pread(self._file.fileno(), end - start, start)
+        with self._lock:  # no pread (Windows): seek + read, one reader at a time
+            self._file.seek(start)
+            return self._file.read(end - start)

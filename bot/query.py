@@ -66,6 +66,9 @@ def parse_query(raw: str) -> ParsedQuery:
                 year = int(value)
             else:
                 notes.append(f"`year:{value}` is not a year; ignored")
+        elif negate and quoted is None and not value[:1].isalpha():
+            # `-2`, `-0.5`, `--`: a negative number or a dash, not an exclusion.
+            words.append("-" + value)
         elif negate:
             if value and value != "-":
                 excludes.append(value)

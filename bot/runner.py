@@ -9,19 +9,29 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ipaddress
 import logging
 import os
+import signal
 import sys
-from collections.abc import Iterable
-from typing import TextIO
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 import discord
+import yarl
 
 from bot.config import PROJECT_ROOT, ConfigError, Settings, load_settings
 from bot.corpus import CorpusError
 
+if TYPE_CHECKING:
+    from bot.client import PaperBot
+
 log = logging.getLogger(__name__)
 FORCE_SYNC_ENV = "PAPERBOT_FORCE_SYNC"
+# Testing hook: point discord.py at a loopback Discord stand-in (tests/test_shutdown.py).
+API_BASE_ENV = "PAPERBOT_API_BASE"  # e.g. http://127.0.0.1:8123/api/v10
+GATEWAY_ENV = "PAPERBOT_GATEWAY_URL"  # e.g. ws://127.0.0.1:8123/gateway-ws
 
 TOKEN_HELP = """\
 DISCORD_TOKEN is not set, so the bot cannot connect to Discord.
@@ -69,18 +79,91 @@ def _truthy(value: str | None) -> bool:
     return (value or "").strip().lower() in ("1", "true", "yes", "on")
 
 
-async def serve(settings: Settings, token: str, *, force_sync: bool = False) -> None:
+def _loopback(url: str) -> bool:
+    host = yarl.URL(url).host or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def apply_test_endpoints(env: dict[str, str] | None = None) -> bool:
+    """Honour PAPERBOT_API_BASE / PAPERBOT_GATEWAY_URL, a hook for tests only.
+
+    They point discord.py's REST base and gateway at a stand-in; only loopback addresses are
+    accepted, so a stray variable can never send the token to another machine.
+    """
+    env = dict(os.environ if env is None else env)
+    api, gateway = env.get(API_BASE_ENV, "").strip(), env.get(GATEWAY_ENV, "").strip()
+    if not api and not gateway:
+        return False
+    for name, url in ((API_BASE_ENV, api), (GATEWAY_ENV, gateway)):
+        if not url or not _loopback(url):
+            raise ConfigError(f"{name} is a testing hook: both it and the other must be set, to "
+                              "a loopback address (127.0.0.1, ::1 or localhost)")
+    from discord.gateway import DiscordWebSocket
+    from discord.http import Route
+
+    Route.BASE = api.rstrip("/")
+    DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway)
+    log.warning("testing hook: Discord API at %s, gateway at %s", api, gateway)
+    return True
+
+
+def install_signal_handlers(bot: PaperBot) -> list[signal.Signals]:
+    """SIGTERM/SIGINT close the bot gracefully; SIGHUP reloads the corpus in the background.
+
+    Returns the signals handled (none where the loop cannot take signal handlers: Windows).
+    """
+    loop = asyncio.get_running_loop()
+    stopping: list[asyncio.Future[None]] = []
+
+    def stop(sig: signal.Signals) -> None:
+        if stopping:
+            return
+        log.info("%s received: closing the gateway, finishing replies, closing storage",
+                 sig.name)
+        stopping.append(asyncio.ensure_future(bot.close()))
+
+    def reload(sig: signal.Signals) -> None:
+        bot.reloader.request(sig.name)
+
+    handled = []
+    wanted = [(signal.SIGTERM, stop), (signal.SIGINT, stop)]
+    if hasattr(signal, "SIGHUP"):
+        wanted.append((signal.SIGHUP, reload))
+    for sig, handler in wanted:
+        try:
+            loop.add_signal_handler(sig, handler, sig)
+        except (NotImplementedError, RuntimeError, ValueError):
+            continue
+        handled.append(sig)
+    return handled
+
+
+async def serve(settings: Settings, token: str, *, force_sync: bool = False,
+                corpus_files: Sequence[Path] | None = None) -> None:
     from bot.client import PaperBot
 
     bot = PaperBot(settings, force_sync=force_sync)
+    bot.reloader.corpus_files = tuple(corpus_files or ())  # --corpus wins on reload too
+    install_signal_handlers(bot)
     async with bot:
         await bot.start(token)
 
 
-def run_bot(settings: Settings, token: str, err: TextIO) -> int:
+def run_bot(settings: Settings, token: str, err: TextIO, *,
+            corpus_files: Sequence[Path] | None = None) -> int:
     force = _truthy(os.environ.get(FORCE_SYNC_ENV))
     try:
-        asyncio.run(serve(settings, token, force_sync=force))
+        apply_test_endpoints()
+    except ConfigError as exc:
+        err.write(f"error: {exc}\n")
+        return 1
+    try:
+        asyncio.run(serve(settings, token, force_sync=force, corpus_files=corpus_files))
     except discord.LoginFailure:
         err.write("error: Discord rejected DISCORD_TOKEN. Reset the token in the developer "
                   "portal (Bot -> Reset Token) and update .env.\n")
@@ -109,7 +192,7 @@ def main(args: argparse.Namespace, *, stdin: TextIO | None = None, out: TextIO |
     token = settings.secrets.discord_token
     if token:
         setup_logging(logging.DEBUG if verbose else logging.INFO, [token])
-        return run_bot(settings, token, err)
+        return run_bot(settings, token, err, corpus_files=getattr(args, "corpus", None))
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s", stream=err)
     err.write(TOKEN_HELP.format(env=PROJECT_ROOT / ".env"))
@@ -122,4 +205,5 @@ def main(args: argparse.Namespace, *, stdin: TextIO | None = None, out: TextIO |
     except CorpusError as exc:
         err.write(f"error: {exc}\n")
         return 1
-    return run_console(engine, page_size=settings.search.page_size, stdin=stdin, out=out)
+    return run_console(engine, page_size=settings.search.page_size, stdin=stdin, out=out,
+                       settings=settings, corpus_files=getattr(args, "corpus", None))

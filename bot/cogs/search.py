@@ -52,7 +52,8 @@ class Search(commands.Cog):
             raise EmptyQuery()
         if venue and ":" in venue:
             raise BadFilter(f"Unknown venue {venue!r}. Pick one from the suggestions.")
-        size = limit or max(1, min(LIMIT_MAX, self.bot.settings.search.page_size))
+        # Discord enforces 1-10 in its client only; a raw API call may send anything.
+        size = max(1, min(LIMIT_MAX, limit or self.bot.settings.search.page_size))
         state = PageState(kind="s", ref=" ".join(query.split()), limit=size,
                           venue=(venue or "").strip())
         await components.show_page(interaction, state, edit=False,
