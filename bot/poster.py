@@ -143,7 +143,8 @@ class DiscordPoster:
         """A discussion thread on the post, when the channel allows; failures only log."""
         if not isinstance(channel, discord.TextChannel):  # threads cannot hold threads
             return
-        if not channel.permissions_for(channel.guild.me).create_public_threads:
+        me = channel.guild.me
+        if me is None or not channel.permissions_for(me).create_public_threads:
             log.info("guild %d: no Create Public Threads in channel %d: posting without a "
                      "thread", channel.guild.id, channel.id)
             return

@@ -10,6 +10,7 @@ from bot.config import PROJECT_ROOT, SearchSettings
 from bot.corpus import load_corpus
 from bot.search import SearchEngine
 
+pytest_plugins = ["tests.token_guard"]  # no test token in any log record
 SHARED = PROJECT_ROOT.parent / "shared" / "data"
 TEST_DATA = Path(__file__).resolve().parent / "data"
 ICML = PROJECT_ROOT / "data" / "icml2026.jsonl"
