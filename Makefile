@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint bench
+.PHONY: run test check bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,10 @@ run: $(VENV)/.runtime
 test: $(VENV)/.dev
 	$(BIN)/ruff check bot tests benchmarks scripts
 	$(BIN)/python -m pytest
+
+# Loads settings, corpus, index and cogs without connecting; exit 1 says what is wrong.
+check: $(VENV)/.runtime
+	$(BIN)/python -m bot --check
 
 bench: $(VENV)/.dev
 	$(BIN)/python benchmarks/run.py

@@ -41,13 +41,21 @@ _OPEN_LINK = re.compile(r"\[[^\]]*(\]\([^)]*)?$")
 
 
 def _close_markup(text: str) -> str:
-    """Drop a dangling `**` or an unfinished masked link left at the end of a cut."""
-    if text.count("**") % 2:
-        text = text[: text.rfind("**")]
-    match = _OPEN_LINK.search(text)
-    if match and "](" in match.group(0):
-        text = text[: match.start()]
-    return text.rstrip()
+    """Drop a dangling `**` or an unfinished masked link left at the end of a cut.
+
+    Each removal can expose the other (a link cut may leave a `**` unpaired), so both are
+    applied until neither changes the text.
+    """
+    while True:
+        before = text
+        if text.count("**") % 2:
+            text = text[: text.rfind("**")]
+        match = _OPEN_LINK.search(text)
+        if match and "](" in match.group(0):
+            text = text[: match.start()]
+        text = text.rstrip()
+        if text == before:
+            return text
 
 
 def truncate(text: str | None, limit: int, *, markdown: bool = False) -> str:

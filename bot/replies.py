@@ -78,6 +78,9 @@ async def send(interaction: discord.Interaction, *, embed: discord.Embed | None 
         await interaction.response.send_message(ephemeral=ephemeral, **kwargs)
 
 
+UNKNOWN_INTERACTION = 10062
+
+
 def describe(error: BaseException) -> tuple[str, bool]:
     """(message for the user, whether this is our bug whose traceback must be logged)."""
     if isinstance(error, app_commands.CommandInvokeError):
@@ -108,6 +111,12 @@ async def report(interaction: discord.Interaction, error: BaseException) -> None
     message, ours = describe(error)
     name = interaction.command.qualified_name if interaction.command else \
         (interaction.data or {}).get("custom_id", "?")
+    original = getattr(error, "original", error)
+    if isinstance(original, discord.NotFound) and original.code == UNKNOWN_INTERACTION:
+        # The user's interaction expired (Discord's 3 s / 15 min windows, or a lost race):
+        # nobody can be answered any more, and it is not a bug in the bot.
+        log.warning("interaction %s expired before it could be answered", name)
+        return
     if ours:
         log.error("interaction %s failed", name, exc_info=error)
     else:
