@@ -168,6 +168,11 @@ def help_embed(venues: Mapping[str, int], *, ephemeral: bool | None = True) -> d
         "`venue:icml`, `year:2026` filter.\n"
         + {True: "Replies are visible only to you; **Share** posts one to the channel.",
            False: "Replies are posted in the channel.", None: ""}[ephemeral]).strip())
+    if ephemeral is not None:  # Discord only: the console has no channels to post to
+        embed.add_field(name="Paper of the day", inline=False, value=(
+            "`/today` today's pick for this server\n"
+            "`/daily set channel time timezone [topic]` post one paper a day (Manage Server)\n"
+            "`/daily status` · `/daily off`"))
     counts = [f"{venue}: {count:,} papers" for venue, count in venues.items()]
     embed.add_field(name=f"Corpus: {total:,} papers", inline=False,
                     value=limits.join_limited(counts, limits.FIELD_VALUE, sep="\n",

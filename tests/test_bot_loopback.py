@@ -281,7 +281,9 @@ async def test_similar_random_and_help(env: tuple[FakeDiscord, PaperBot],
     help_reply = await answered(await fake.slash("help"), type=4, ephemeral=True)
     text = str(help_reply.embed)
     assert "/search" in text and "ICML 2026: 19 papers" in text
-    assert help_reply.embed["fields"][1]["name"] == "Corpus: 19 papers"
+    assert [f["name"] for f in help_reply.embed["fields"]][1:] == ["Paper of the day",
+                                                                 "Corpus: 19 papers"]
+    assert "`/today`" in help_reply.embed["fields"][1]["value"]
 
 
 # -- errors --------------------------------------------------------------------------------------
