@@ -30,4 +30,4 @@ check: $(VENV)/.runtime
 	$(BIN)/python -m bot --check
 
 bench: $(VENV)/.dev
-	$(BIN)/python benchmarks/run.py
+	$(BIN)/python -m benchmarks.run

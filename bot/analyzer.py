@@ -79,20 +79,24 @@ class Analyzer:
         return f"v{ANALYZER_VERSION}-stem:{self.language if self.stem else 'none'}" \
                f"-stop:{len(self.stopwords)}"
 
-    def words(self, text: str) -> list[str]:
-        """Unstemmed words, hyphenated names whole then by part, stopwords dropped."""
-        out: list[str] = []
+    def _pieces(self, text: str) -> list[tuple[str, bool]]:
+        """(word, is the joined whole of a hyphenated word), stopwords dropped, in order."""
+        out: list[tuple[str, bool]] = []
         stop = self.stopwords
         for word in WORD.findall(clean(text)):
             if "-" in word or "‐" in word or "‑" in word:
                 parts = [p for p in HYPHENS.split(word) if p]
                 whole = "".join(parts)
                 if whole not in stop:
-                    out.append(whole)
-                out.extend(p for p in parts if p not in stop)
+                    out.append((whole, True))
+                out.extend((p, False) for p in parts if p not in stop)
             elif word not in stop:
-                out.append(word)
+                out.append((word, False))
         return out
+
+    def words(self, text: str) -> list[str]:
+        """Unstemmed words, hyphenated names whole then by part, stopwords dropped."""
+        return [word for word, _whole in self._pieces(text)]
 
     def query_terms(self, text: str, whole_weight: float = 1.0
                     ) -> tuple[list[str], list[float]]:
@@ -102,24 +106,9 @@ class Analyzer:
         weight 1 each the one concept would count two or three times over the other words
         of the query. `whole_weight` scales the joined whole (1.0 = plain `self(text)`).
         """
-        terms: list[str] = []
-        weights: list[float] = []
-        stop = self.stopwords
-        for word in WORD.findall(clean(text)):
-            if "-" in word or "‐" in word or "‑" in word:
-                parts = [p for p in HYPHENS.split(word) if p]
-                whole = "".join(parts)
-                if whole not in stop:
-                    terms.append(self.stem_word(whole))
-                    weights.append(whole_weight)
-                for part in parts:
-                    if part not in stop:
-                        terms.append(self.stem_word(part))
-                        weights.append(1.0)
-            elif word not in stop:
-                terms.append(self.stem_word(word))
-                weights.append(1.0)
-        return terms, weights
+        pieces = self._pieces(text)
+        return ([self.stem_word(word) for word, _whole in pieces],
+                [whole_weight if whole else 1.0 for _word, whole in pieces])
 
     def stem_word(self, word: str) -> str:
         cached = self._cache.get(word)

@@ -241,15 +241,7 @@ class BM25Index:
     @classmethod
     def load(cls, folder: Path, expect: dict, *, mmap: bool = False) -> BM25Index:
         """Load a saved index whose meta matches `expect`; raise IndexCacheError otherwise."""
-        try:
-            meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise IndexCacheError(f"{folder}: no readable meta.json ({exc})") from exc
-        if meta.get("format") != INDEX_FORMAT:
-            raise IndexCacheError(f"{folder}: index format {meta.get('format')} != {INDEX_FORMAT}")
-        for key, value in expect.items():
-            if meta.get(key) != value:
-                raise IndexCacheError(f"{folder}: stale index ({key} changed)")
+        meta = read_meta(folder, "index", INDEX_FORMAT, expect, IndexCacheError)
         digests = meta.get("digests", {})
         arrays = {}
         try:
@@ -384,6 +376,26 @@ def top_k(doc_ids: np.ndarray, scores: np.ndarray, k: int) -> tuple[np.ndarray, 
         doc_ids, scores = doc_ids[chosen], scores[chosen]
     order = np.lexsort((doc_ids, -scores))
     return doc_ids[order], scores[order]
+
+
+def read_meta(folder: Path, what: str, fmt: int, expect: dict,
+              error: type[Exception]) -> dict:
+    """The meta.json of a saved `what`, checked against its format and the expected key.
+
+    Shared by the index and the paper store: both are trusted only when every key the caller
+    expects (corpus digest, analyzer, parameters) matches, else `error` says what changed.
+    """
+    try:
+        meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise error(f"{folder}: no readable meta.json ({exc})") from exc
+    if not isinstance(meta, dict) or meta.get("format") != fmt:
+        found = meta.get("format") if isinstance(meta, dict) else None
+        raise error(f"{folder}: {what} format {found} != {fmt}")
+    for key, value in expect.items():
+        if meta.get(key) != value:
+            raise error(f"{folder}: stale {what} ({key} changed)")
+    return meta
 
 
 def _file_digest(path: Path) -> str:

@@ -23,6 +23,7 @@ from typing import overload
 
 import numpy as np
 
+from bot.index import read_meta
 from bot.models import Link, Paper
 
 STORE_FORMAT = 1
@@ -84,15 +85,7 @@ class PaperStore(Sequence[Paper]):
     """Papers of a saved store, built on access; columns for search kept in memory."""
 
     def __init__(self, folder: Path, expect: dict) -> None:
-        try:
-            meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise StoreError(f"{folder}: no readable meta.json ({exc})") from exc
-        if meta.get("format") != STORE_FORMAT:
-            raise StoreError(f"{folder}: store format {meta.get('format')} != {STORE_FORMAT}")
-        for key, value in expect.items():
-            if meta.get(key) != value:
-                raise StoreError(f"{folder}: stale paper store ({key} changed)")
+        meta = read_meta(folder, "paper store", STORE_FORMAT, expect, StoreError)
         n = meta.get("n_papers")
         try:
             self.offsets = np.load(folder / "offsets.npy", allow_pickle=False)
