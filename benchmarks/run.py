@@ -14,16 +14,12 @@ benchmarks/README.md for what each number means.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import gc
 import json
-import os
 import pickle
-import platform
 import random
 import re
 import shutil
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -31,6 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.probes import bot_startup, run_child
+from benchmarks.report import K, machine, table, targets
 from benchmarks.synth import Source, cached_corpus
 from bot.analyzer import Analyzer
 from bot.config import Settings
@@ -40,7 +38,6 @@ from bot.search import SearchEngine, doc_text
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "data"
-K = 10
 EXCLUDE = ("Reject", "Withdraw", "Desk Reject")
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]{2,}")
 
@@ -96,129 +93,6 @@ def same_up_to_ties(ours: tuple, ref_scores: np.ndarray, k: int) -> tuple[bool, 
     ok = (np.allclose(scores, ref_top, rtol=1e-9, atol=0)
           and np.allclose(ref_scores[ids], scores, rtol=1e-9, atol=0))
     return False, bool(ok)
-
-
-# --- child processes: start-up and memory from a saved index -------------------------------
-
-def rss_mb() -> float:
-    import psutil
-
-    return psutil.Process().memory_info().rss / 2**20
-
-
-def child(kind: str, arg: str) -> dict:
-    """Run in a fresh interpreter: load a saved index; report load time and RSS."""
-    if kind == "project":
-        folder = Path(arg)
-        expect = {k: v for k, v in json.loads((folder / "meta.json").read_text()).items()
-                  if k in ("corpus", "analyzer", "title_weight", "params")}
-        base = rss_mb()
-        t0 = time.perf_counter()
-        index = BM25Index.load(folder, expect, mmap=True)
-        seconds = time.perf_counter() - t0
-        assert index.n_docs > 0
-        return {"seconds": seconds, "rss": rss_mb(), "base": base}
-    if kind == "bm25s":
-        import bm25s
-
-        base = rss_mb()
-        t0 = time.perf_counter()
-        model = bm25s.BM25.load(arg, show_progress=False)
-        seconds = time.perf_counter() - t0
-        assert model.scores
-        return {"seconds": seconds, "rss": rss_mb(), "base": base}
-    if kind == "rank_bm25":
-        import rank_bm25  # noqa: F401  (the pickle needs the class)
-
-        base = rss_mb()
-        t0 = time.perf_counter()
-        with open(arg, "rb") as handle:
-            model = pickle.load(handle)
-        seconds = time.perf_counter() - t0
-        assert model.corpus_size > 0
-        return {"seconds": seconds, "rss": rss_mb(), "base": base}
-    if kind == "bot":
-        return bot_child(arg)
-    raise ValueError(kind)
-
-
-def bot_child(queries_path: str) -> dict:
-    """The bot's start-up to serving: import it, load the engine (saved index) and the cogs.
-
-    With bot/client.py present this is `PaperBot.setup_hook` without the network part (no
-    login, no command sync); without it, `SearchEngine.load` with discord.py imported.
-    """
-    from bot.config import load_settings
-
-    settings = load_settings()  # PAPERBOT_CONFIG points at the benchmark's settings
-    mode = "SearchEngine.load + import discord"
-    try:
-        from bot.client import PaperBot
-    except ImportError:
-        import discord  # noqa: F401  (its memory is part of the bot's)
-
-        engine = SearchEngine.load(settings)
-    else:
-        mode = "PaperBot setup_hook path (engine + storage + cogs), not connected"
-
-        async def setup() -> SearchEngine:
-            bot = PaperBot(settings)
-            bot.engine = await asyncio.to_thread(SearchEngine.load, settings)
-            bot.storage = await bot._open_storage()
-            for name in bot.extensions_to_load:
-                await bot.load_extension(name)
-            if bot.storage is not None:  # close() would need a login; the engine stays
-                await bot.storage.close()
-            keep.append(bot)
-            return bot.engine
-
-        keep: list = []
-        engine = asyncio.run(setup())
-    ready = time.perf_counter()
-    rss_ready = rss_mb()
-    queries = json.loads(Path(queries_path).read_text())
-    for text in queries:
-        engine.search(text, limit=settings.search.page_size)
-    for text in queries[:200]:
-        engine.complete(text[:8])
-    return {"ready": ready, "rss": rss_ready, "rss_after": rss_mb(), "mode": mode,
-            "papers": len(engine.papers), "queries": len(queries)}
-
-
-def run_child(kind: str, arg: str, env: dict | None = None) -> dict:
-    code = ("import json,sys,time; t=time.perf_counter(); from benchmarks.run import child; "
-            "r=child(sys.argv[1], sys.argv[2]); r['t0']=t; print(json.dumps(r))")
-    started = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", code, kind, arg], cwd=ROOT, env=env,
-                          capture_output=True, text=True, check=False)
-    wall = time.perf_counter() - started
-    if proc.returncode != 0:
-        raise RuntimeError(f"{kind} child failed:\n{proc.stderr[-3000:]}")
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
-    result["wall"] = wall
-    return result
-
-
-def bot_startup(settings_path: Path, queries: list[str], work: Path) -> dict:
-    """Wall time from launching `python` to the engine serving, measured twice (best kept)."""
-    qpath = work / "bot-queries.json"
-    qpath.write_text(json.dumps(queries))
-    env = dict(os.environ, PAPERBOT_CONFIG=str(settings_path))
-    runs = []
-    for _ in range(2):
-        code = ("import time; T=time.perf_counter(); import json,sys; "
-                "from benchmarks.run import child; r=child('bot', sys.argv[1]); "
-                "r['startup']=r['ready']-T; print(json.dumps(r))")
-        started = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-c", code, str(qpath)], cwd=ROOT, env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        out, err = proc.communicate()
-        if proc.returncode != 0:
-            raise RuntimeError(f"bot child failed:\n{err[-3000:]}")
-        result = json.loads(out.strip().splitlines()[-1])
-        result["wall"] = time.perf_counter() - started
-        runs.append(result)
-    return min(runs, key=lambda r: r["startup"])
 
 
 # --- one corpus ----------------------------------------------------------------------------
@@ -385,99 +259,6 @@ def bench_corpus(corpus: Corpus, work: Path, args: argparse.Namespace) -> Result
 
 # --- report --------------------------------------------------------------------------------
 
-def fmt(value) -> str:
-    if value is None:
-        return "–"
-    if value >= 100:
-        return f"{value:,.0f}"
-    if value >= 10:
-        return f"{value:.1f}"
-    if value >= 1:
-        return f"{value:.2f}"
-    return f"{value:.3f}"
-
-
-def ratio(a, b) -> str:
-    if a is None or b is None or not b:
-        return "–"
-    return f"{a / b:.2g}" if a / b < 10 else f"{a / b:.0f}"
-
-
-def table(results: list[Result]) -> str:
-    lines = ["| corpus | metric | project | rank-bm25 | bm25s | project / rank-bm25 | "
-             "project / bm25s |", "|---|---|---:|---:|---:|---:|---:|"]
-    for res in results:
-        label = f"{res.name} ({res.n_docs:,})"
-        for metric, (p, r, s) in res.rows.items():
-            lines.append(f"| {label} | {metric} | {fmt(p)} | {fmt(r)} | {fmt(s)} | "
-                         f"{ratio(p, r)} | {ratio(p, s)} |")
-            label = ""
-    return "\n".join(lines)
-
-
-def targets(results: list[Result], big: int) -> list[str]:
-    out = []
-
-    def line(ok: bool | None, text: str) -> None:
-        mark = "n/a" if ok is None else "MET" if ok else "MISSED"
-        out.append(f"- **{mark}** {text}")
-
-    checked = sum(r.facts["parity_checked"] for r in results)
-    ties = sum(r.facts["parity_ties"] for r in results)
-    exact = sum(r.facts["parity_exact"] for r in results)
-    line(checked > 0 and ties == checked,
-         f"top {K} identical to rank_bm25 up to exact ties: {ties}/{checked} queries "
-         f"({exact} in identical order)")
-    at = next((r for r in results if r.n_docs == big), None) or max(results,
-                                                                      key=lambda r: r.n_docs)
-    name = f"{at.name} ({at.n_docs:,} papers)"
-    p50 = at.rows[f"query p50, score + top {K} (ms)"]
-    p99 = at.rows[f"query p99, score + top {K} (ms)"]
-    line(p50[2] is not None and p50[0] <= p50[2],
-         f"{name}: query p50 no slower than bm25s: {fmt(p50[0])} ms vs {fmt(p50[2])} ms")
-    line(None if p50[1] is None else p50[1] / p50[0] >= 100,
-         f"{name}: query p50 at least 100x faster than rank-bm25: "
-         f"{'not run' if p50[1] is None else f'{p50[1] / p50[0]:.0f}x'}")
-    line(p99[0] < 10, f"{name}: query p99 under 10 ms: {fmt(p99[0])} ms")
-    ac = at.rows["autocomplete p99 (ms)"][0]
-    line(ac < 10, f"{name}: autocomplete p99 under 10 ms: {fmt(ac)} ms")
-    rss = at.rows["bot RSS when serving (MB)"][0]
-    rss_after = next(v[0] for k, v in at.rows.items() if k.startswith("bot RSS after"))
-    line(max(rss, rss_after) < 400, f"{name}: bot process under 400 MB RSS: {fmt(rss)} MB when "
-         f"serving, {fmt(rss_after)} MB after its searches")
-    start = at.rows["bot start-up to serving, saved index (s)"][0]
-    line(start < 1.5, f"{name}: start-up from the saved index under 1.5 s: {fmt(start)} s "
-         f"({at.facts['bot_mode']})")
-    million = next((r for r in results if r.n_docs >= 1_000_000), None)
-    if million is None:
-        line(None, "1M papers: not run (add --million)")
-    else:
-        build = million.facts["engine_build_s"]
-        line(build < 600, f"1M papers: index build from text under 10 minutes: {build:.0f} s")
-        out.append(f"- 1M papers: query p50 "
-                   f"{fmt(million.rows[f'query p50, score + top {K} (ms)'][0])} ms, "
-                   f"bot RSS {fmt(million.rows['bot RSS when serving (MB)'][0])} MB "
-                   f"(index memory-mapped)")
-    return out
-
-
-def machine() -> str:
-    import psutil
-
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return (f"{cpu}, {len(os.sched_getaffinity(0))} cores, "
-            f"{psutil.virtual_memory().total / 2**30:.0f} GB RAM, Python "
-            f"{platform.python_version()}, numpy {np.__version__}, {platform.system()} "
-            f"{platform.release()}")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Benchmark search speed and memory.")
     parser.add_argument("--work", type=Path, default=ROOT / "benchmarks" / ".work",
@@ -526,11 +307,10 @@ def main(argv: list[str] | None = None) -> int:
             corpora.append(Corpus(f"synthetic-{n // 1000}k", [path], real))
 
     results = [bench_corpus(c, work, args) for c in corpora]
-    big = 100_000 if any(r.n_docs == 100_000 for r in results) else 0
     command = "python -m benchmarks.run " + " ".join(argv if argv is not None else sys.argv[1:])
     report = "\n".join([
         f"Command: `{command.strip()}`", "", f"Machine: {machine()}", "",
-        table(results), "", "Targets:", "", *targets(results, big), "",
+        table(results), "", "Targets:", "", *targets(results), "",
         "Notes:", "",
         *[f"- {r.name}: {r.facts['queries']} queries; corpus parse {r.facts['parse_s']:.1f} s, "
           f"tokenising {r.facts['tokenize_s']:.1f} s (1 process), SearchEngine.load from text "
