@@ -11,13 +11,10 @@ pieces: search composes them, benchmarks and parity tests call them directly.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import multiprocessing as mp
 import os
-import shutil
-import tempfile
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -26,6 +23,8 @@ from pathlib import Path
 from typing import NamedTuple, TypeVar
 
 import numpy as np
+
+from bot.savedfiles import atomic_folder, file_digest, read_meta
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -215,28 +214,20 @@ class BM25Index:
 
     def save(self, folder: Path, meta: dict) -> None:
         """Write into a temporary folder, then rename: a crash never leaves half an index."""
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=folder.name + ".", dir=folder.parent))
-        try:
+        with atomic_folder(folder) as tmp:
             digests = {}
             for name in _ARRAYS:
                 path = tmp / f"{name}.npy"
                 np.save(path, np.ascontiguousarray(getattr(self, name)))
-                digests[name] = _file_digest(path)
+                digests[name] = file_digest(path)
             terms = sorted(self.vocab, key=self.vocab.__getitem__)
             vocab_path = tmp / "vocab.txt"
             vocab_path.write_text("\n".join(terms), encoding="utf-8")
-            digests["vocab"] = _file_digest(vocab_path)
+            digests["vocab"] = file_digest(vocab_path)
             full_meta = dict(meta, format=INDEX_FORMAT, n_docs=self.n_docs,
                              n_terms=len(self.vocab), digests=digests,
                              params=[self.params.k1, self.params.b, self.params.epsilon])
             (tmp / "meta.json").write_text(json.dumps(full_meta, indent=1), encoding="utf-8")
-            if folder.exists():
-                shutil.rmtree(folder)
-            os.replace(tmp, folder)
-        finally:
-            if tmp.exists():
-                shutil.rmtree(tmp, ignore_errors=True)
 
     @classmethod
     def load(cls, folder: Path, expect: dict, *, mmap: bool = False) -> BM25Index:
@@ -247,7 +238,7 @@ class BM25Index:
         try:
             for name in (*_ARRAYS, "vocab"):
                 path = folder / (f"{name}.npy" if name != "vocab" else "vocab.txt")
-                if _file_digest(path) != digests.get(name):
+                if file_digest(path) != digests.get(name):
                     raise IndexCacheError(f"{folder}: {path.name} is damaged (checksum)")
                 if name != "vocab":
                     arrays[name] = np.load(path, mmap_mode="r" if mmap else None,
@@ -376,31 +367,3 @@ def top_k(doc_ids: np.ndarray, scores: np.ndarray, k: int) -> tuple[np.ndarray, 
         doc_ids, scores = doc_ids[chosen], scores[chosen]
     order = np.lexsort((doc_ids, -scores))
     return doc_ids[order], scores[order]
-
-
-def read_meta(folder: Path, what: str, fmt: int, expect: dict,
-              error: type[Exception]) -> dict:
-    """The meta.json of a saved `what`, checked against its format and the expected key.
-
-    Shared by the index and the paper store: both are trusted only when every key the caller
-    expects (corpus digest, analyzer, parameters) matches, else `error` says what changed.
-    """
-    try:
-        meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise error(f"{folder}: no readable meta.json ({exc})") from exc
-    if not isinstance(meta, dict) or meta.get("format") != fmt:
-        found = meta.get("format") if isinstance(meta, dict) else None
-        raise error(f"{folder}: {what} format {found} != {fmt}")
-    for key, value in expect.items():
-        if meta.get(key) != value:
-            raise error(f"{folder}: stale {what} ({key} changed)")
-    return meta
-
-
-def _file_digest(path: Path) -> str:
-    digest = hashlib.blake2b(digest_size=16)
-    with path.open("rb") as handle:
-        while chunk := handle.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -23,8 +21,8 @@ from typing import overload
 
 import numpy as np
 
-from bot.index import read_meta
 from bot.models import Link, Paper
+from bot.savedfiles import atomic_folder, read_meta
 
 STORE_FORMAT = 1
 _RECENT = 4096
@@ -56,9 +54,7 @@ def storable(papers: Sequence[Paper]) -> bool:
 
 
 def save_store(folder: Path, papers: Sequence[Paper], meta: dict) -> None:
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=folder.name + ".", dir=folder.parent))
-    try:
+    with atomic_folder(folder) as tmp:
         offsets = np.zeros(len(papers) + 1, dtype=np.int64)
         with (tmp / "records.bin").open("wb") as handle:
             for i, paper in enumerate(papers):
@@ -73,12 +69,6 @@ def save_store(folder: Path, papers: Sequence[Paper], meta: dict) -> None:
         full = dict(meta, format=STORE_FORMAT, n_papers=len(papers), venues=venues,
                     records_bytes=int(offsets[-1]))
         (tmp / "meta.json").write_text(json.dumps(full, indent=1), encoding="utf-8")
-        if folder.exists():
-            shutil.rmtree(folder)
-        os.replace(tmp, folder)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
 
 
 class PaperStore(Sequence[Paper]):
