@@ -92,7 +92,7 @@ def bot_child(queries_path: str) -> dict:
     for text in queries:
         engine.search(text, limit=settings.search.page_size)
     for text in queries[:200]:
-        engine.complete(text[:8])
+        engine.suggest(text[:8])
     return {"ready": ready, "rss": rss_ready, "rss_after": rss_mb(), "mode": mode,
             "papers": len(engine.papers), "queries": len(queries)}
 

@@ -218,7 +218,7 @@ def bench_corpus(corpus: Corpus, work: Path, args: argparse.Namespace) -> Result
     ac = []
     for prefix in prefixes:
         t0 = time.perf_counter()
-        engine.complete(prefix)
+        engine.suggest(prefix)
         ac.append(time.perf_counter() - t0)
     res.rows["autocomplete p50 (ms)"] = (percentile_ms(ac, 50), None, None)
     res.rows["autocomplete p99 (ms)"] = (percentile_ms(ac, 99), None, None)

@@ -31,9 +31,13 @@ def finish(embed: discord.Embed, budget: int = limits.EMBED_TOTAL) -> discord.Em
     return discord.Embed.from_dict(limits.fit_embed(embed.to_dict(), budget))
 
 
+def plain_title(title: str) -> str:
+    """A title as people read it: LaTeX rendered, line breaks folded."""
+    return " ".join(latex_to_unicode(title).split())
+
+
 def title_text(paper: Paper) -> str:
-    """The title as people read it: LaTeX rendered, line breaks folded."""
-    return " ".join(latex_to_unicode(paper.title).split())
+    return plain_title(paper.title)
 
 
 def escape(text: str) -> str:

@@ -75,6 +75,7 @@ class SearchEngine:
             BM25Params(s.k1, s.b, s.epsilon))
         if self.index.n_docs != len(self.papers):
             raise ValueError("index and corpus disagree on the number of papers")
+        self._titles = titles
         self._by_id = dict(zip(self._ids, range(len(self._ids)), strict=True))
         # Autocomplete scans one folded string with str.find (C speed), not a Python loop.
         # fold() of an ASCII title is its lowercase: the fast path gives the same string.
@@ -197,11 +198,20 @@ class SearchEngine:
             raise BadFilter(f"Unknown venue {venue!r}. Venues in this corpus: {known}.")
         return found
 
+    def suggest(self, prefix: str, limit: int = 25) -> list[tuple[str, str]]:
+        """(id, title) pairs for autocomplete, from memory only: no paper is decoded or read,
+        so Discord's 3 s autocomplete window is never at risk."""
+        return [(self._ids[i], self._titles[i]) for i in self._complete_positions(prefix, limit)]
+
     def complete(self, prefix: str, limit: int = 25) -> list[Paper]:
-        """Titles (and ids) for autocomplete: title prefix first, then word starts, then inside."""
+        """The papers of `suggest`, for surfaces that show more than a title."""
+        return [self.papers[i] for i in self._complete_positions(prefix, limit)]
+
+    def _complete_positions(self, prefix: str, limit: int) -> list[int]:
+        """Title prefix first, then word starts, then inside a title; an exact id first of all."""
         want = fold(prefix or "").strip()
         if not want:
-            return self.papers[:limit]
+            return list(range(min(limit, len(self._ids))))
         pos = self._by_id.get(prefix.strip())
         found: list[int] = [pos] if pos is not None else []
         blob, starts = self._titles_blob, self._title_starts
@@ -218,7 +228,7 @@ class SearchEngine:
             at = blob.find(want, at + 1)
         hits.sort()
         found.extend(doc for _rank, doc in hits)
-        return [self.papers[i] for i in found[:limit]]
+        return found[:limit]
 
     def random(self, venue: str | None = None, rng: random_module.Random | None = None) -> Paper:
         rng = rng or random_module.Random()

@@ -145,3 +145,12 @@ def test_saved_index_is_reused_and_rebuilt_when_stale(tmp_path, caplog):
     # A changed corpus gets a new key, not the old index.
     corpus.write_text(ICML.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
     assert len(SearchEngine.load(settings).papers) == 1
+
+
+def test_suggest_reads_no_paper(icml_engine, monkeypatch):
+    expected = [(p.id, p.title) for p in icml_engine.complete("re")]
+    # Autocomplete must answer from the in-memory columns: reading a paper would be I/O with
+    # a saved paper store, so any access to engine.papers fails the test.
+    monkeypatch.setattr(icml_engine, "papers", None)
+    assert icml_engine.suggest("re") == expected
+    assert len(icml_engine.suggest("", limit=25)) == 19

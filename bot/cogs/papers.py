@@ -22,11 +22,11 @@ PAPER_REF_MAX = 100  # an id or a title as typed; autocomplete values are ids
 def paper_choices(bot: PaperBot, current: str) -> list[app_commands.Choice[str]]:
     """Up to 25 titles matching what was typed, from memory: Discord allows 3 s, we use µs."""
     choices = []
-    for paper in bot.engine.complete(current, limit=limits.CHOICES):
-        if len(paper.id) > limits.CHOICE_VALUE:
+    for paper_id, title in bot.engine.suggest(current, limit=limits.CHOICES):
+        if len(paper_id) > limits.CHOICE_VALUE:
             continue
-        name = limits.truncate(render.title_text(paper), limits.CHOICE_NAME) or paper.id
-        choices.append(app_commands.Choice(name=name, value=paper.id))
+        name = limits.truncate(render.plain_title(title), limits.CHOICE_NAME) or paper_id
+        choices.append(app_commands.Choice(name=name, value=paper_id))
     return choices
 
 
