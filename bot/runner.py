@@ -42,7 +42,8 @@ To run it in your server:
   2. Put it in {env} as the line   DISCORD_TOKEN=<the token>
      (or export DISCORD_TOKEN in the environment; never commit it).
   3. Invite the bot: OAuth2 -> URL Generator, scopes "bot" and "applications.commands",
-     permissions Send Messages, Embed Links, Create Public Threads; open the URL it gives.
+     permissions View Channels, Send Messages, Embed Links, Read Message History,
+     Create Public Threads (the daily post uses the last three); open the URL it gives.
   4. Optional: DISCORD_GUILD_ID=<your server id> shows the commands in that server at once
      (Discord settings -> Advanced -> Developer Mode, then right-click the server -> Copy ID).
   Then run again: python -m bot
