@@ -157,6 +157,13 @@ def read_secrets(env: dict[str, str] | None = None) -> Secrets:
                    owner_ids=tuple(owners))
 
 
+def settings_for(args: Any) -> Settings:
+    """Settings as a command line asked for them: its `--config` file and `--corpus` files."""
+    settings = load_settings(getattr(args, "config", None))
+    corpus = getattr(args, "corpus", None)
+    return settings.with_corpus(corpus) if corpus else settings
+
+
 def load_settings(path: Path | None = None, *, env: dict[str, str] | None = None,
                   dotenv: bool = True) -> Settings:
     """Read settings from `path` (or PAPERBOT_CONFIG, or config/settings.toml) and secrets.

@@ -17,7 +17,7 @@ from typing import TextIO
 
 from discord.ext import commands
 
-from bot.config import ConfigError, Settings, load_settings
+from bot.config import ConfigError, Settings, settings_for
 from bot.corpus import CorpusError
 
 log = logging.getLogger(__name__)
@@ -98,9 +98,7 @@ def main(args: argparse.Namespace, *, out: TextIO | None = None,
                         logging.WARNING, format="%(levelname)s %(name)s: %(message)s",
                         stream=err)
     try:
-        settings = load_settings(getattr(args, "config", None))
-        if getattr(args, "corpus", None):
-            settings = settings.with_corpus(args.corpus)
+        settings = settings_for(args)
     except ConfigError as exc:
         out.write(f"FAIL settings: {exc}\ncheck failed: 1 problem(s)\n")
         return 1

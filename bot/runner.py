@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, TextIO
 import discord
 import yarl
 
-from bot.config import PROJECT_ROOT, ConfigError, Settings, load_settings
+from bot.config import PROJECT_ROOT, ConfigError, Settings, settings_for
 from bot.corpus import CorpusError
 
 if TYPE_CHECKING:
@@ -184,9 +184,7 @@ def main(args: argparse.Namespace, *, stdin: TextIO | None = None, out: TextIO |
     stdin, out, err = stdin or sys.stdin, out or sys.stdout, err or sys.stderr
     verbose = bool(getattr(args, "verbose", False))
     try:
-        settings = load_settings(getattr(args, "config", None))
-        if getattr(args, "corpus", None):
-            settings = settings.with_corpus(args.corpus)
+        settings = settings_for(args)
     except ConfigError as exc:
         err.write(f"error: {exc}\n")
         return 1
