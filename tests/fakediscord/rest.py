@@ -14,6 +14,7 @@ from aiohttp import BodyPartReader, web
 
 from .faults import Faults, compile_path
 from .messages import Upload
+from .models import JSON
 from .recorder import Recorder
 
 log = logging.getLogger(__name__)
@@ -194,3 +195,12 @@ class RestServer:
             if (method is None or c.method == method.upper())
             and (regex is None or regex.fullmatch(c.path))
         ]
+
+
+def require_message_body(call: Call) -> JSON:
+    """The JSON body of a message-creating request; Discord refuses one with nothing to show."""
+    body = call.json or {}
+    if not (body.get("content") or body.get("embeds") or body.get("components") or call.uploads
+            or body.get("sticker_ids") or body.get("poll")):
+        raise ApiError(400, 50006, "Cannot send an empty message")
+    return body

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import discord
 
 from .models import JSON, FakeChannel, snowflake
-from .rest import NO_CONTENT, ApiError, Call, Router
+from .rest import NO_CONTENT, ApiError, Call, Router, require_message_body
 
 if TYPE_CHECKING:
     from .server import FakeDiscord
@@ -49,16 +49,7 @@ def register(router: Router, fake: FakeDiscord) -> None:
         probe = world.channel(call.params["channel_id"])
         need = SEND_IN_THREADS if probe is not None and probe.is_thread else SEND
         channel = channel_of(call, need=need)
-        body = call.json or {}
-        if not (
-            body.get("content")
-            or body.get("embeds")
-            or body.get("components")
-            or call.uploads
-            or body.get("sticker_ids")
-            or body.get("poll")
-        ):
-            raise ApiError(400, 50006, "Cannot send an empty message")
+        body = require_message_body(call)
         message = store.create(body, channel=channel, author=world.bot_user, uploads=call.uploads)
         await fake.echo("MESSAGE_CREATE", message)
         return copy.deepcopy(message)

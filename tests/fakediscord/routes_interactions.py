@@ -22,7 +22,7 @@ from .interactions import (
 )
 from .messages import EPHEMERAL, LOADING
 from .models import JSON
-from .rest import NO_CONTENT, ApiError, Call, Router
+from .rest import NO_CONTENT, ApiError, Call, Router, require_message_body
 
 if TYPE_CHECKING:
     from .server import FakeDiscord
@@ -138,15 +138,7 @@ def register(router: Router, fake: FakeDiscord) -> None:
 
     async def followup(call: Call) -> object:
         handle = webhook_handle(call)
-        body = call.json or {}
-        if not (
-            body.get("content")
-            or body.get("embeds")
-            or body.get("components")
-            or call.uploads
-            or body.get("poll")
-        ):
-            raise ApiError(400, 50006, "Cannot send an empty message")
+        body = require_message_body(call)
         message = new_message(handle, body, call)
         handle.followup_ids.append(message["id"])
         handle.replies.append(
