@@ -23,6 +23,7 @@ run: $(VENV)/.runtime
 
 test: $(VENV)/.dev
 	$(BIN)/ruff check bot tests benchmarks scripts
+	$(BIN)/ruff format --check bot tests benchmarks scripts
 	$(BIN)/python -m pytest
 
 # Loads settings, corpus, index and cogs without connecting; exit 1 says what is wrong.

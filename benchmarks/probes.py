@@ -14,8 +14,8 @@ import sys
 import time
 from pathlib import Path
 
-from bot.index import BM25Index
-from bot.search import SearchEngine
+from bot.search.engine import SearchEngine
+from bot.search.index import BM25Index
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -30,8 +30,11 @@ def child(kind: str, arg: str) -> dict:
     """Run in a fresh interpreter: load a saved index; report load time and RSS."""
     if kind == "project":
         folder = Path(arg)
-        expect = {k: v for k, v in json.loads((folder / "meta.json").read_text()).items()
-                  if k in ("corpus", "analyzer", "title_weight", "params")}
+        expect = {
+            k: v
+            for k, v in json.loads((folder / "meta.json").read_text()).items()
+            if k in ("corpus", "analyzer", "title_weight", "params")
+        }
         base = rss_mb()
         t0 = time.perf_counter()
         index = BM25Index.load(folder, expect, mmap=True)
@@ -67,7 +70,7 @@ def bot_child(queries_path: str) -> dict:
 
     This is `PaperBot.setup_hook` without the network part (no login, no command sync).
     """
-    from bot.client import PaperBot
+    from bot.app.client import PaperBot
     from bot.config import load_settings
 
     settings = load_settings()  # PAPERBOT_CONFIG points at the benchmark's settings
@@ -93,16 +96,30 @@ def bot_child(queries_path: str) -> dict:
         engine.search(text, limit=settings.search.page_size)
     for text in queries[:200]:
         engine.suggest(text[:8])
-    return {"ready": ready, "rss": rss_ready, "rss_after": rss_mb(), "mode": mode,
-            "papers": len(engine.papers), "queries": len(queries)}
+    return {
+        "ready": ready,
+        "rss": rss_ready,
+        "rss_after": rss_mb(),
+        "mode": mode,
+        "papers": len(engine.papers),
+        "queries": len(queries),
+    }
 
 
 def run_child(kind: str, arg: str, env: dict | None = None) -> dict:
-    code = ("import json,sys,time; t=time.perf_counter(); from benchmarks.probes import child; "
-            "r=child(sys.argv[1], sys.argv[2]); r['t0']=t; print(json.dumps(r))")
+    code = (
+        "import json,sys,time; t=time.perf_counter(); from benchmarks.probes import child; "
+        "r=child(sys.argv[1], sys.argv[2]); r['t0']=t; print(json.dumps(r))"
+    )
     started = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", code, kind, arg], cwd=ROOT, env=env,
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, kind, arg],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     wall = time.perf_counter() - started
     if proc.returncode != 0:
         raise RuntimeError(f"{kind} child failed:\n{proc.stderr[-3000:]}")
@@ -118,12 +135,20 @@ def bot_startup(settings_path: Path, queries: list[str], work: Path) -> dict:
     env = dict(os.environ, PAPERBOT_CONFIG=str(settings_path))
     runs = []
     for _ in range(2):
-        code = ("import time; T=time.perf_counter(); import json,sys; "
-                "from benchmarks.probes import child; r=child('bot', sys.argv[1]); "
-                "r['startup']=r['ready']-T; print(json.dumps(r))")
+        code = (
+            "import time; T=time.perf_counter(); import json,sys; "
+            "from benchmarks.probes import child; r=child('bot', sys.argv[1]); "
+            "r['startup']=r['ready']-T; print(json.dumps(r))"
+        )
         started = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-c", code, str(qpath)], cwd=ROOT, env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", code, str(qpath)],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         out, err = proc.communicate()
         if proc.returncode != 0:
             raise RuntimeError(f"bot child failed:\n{err[-3000:]}")

@@ -35,13 +35,17 @@ def ratio(a, b) -> str:
 
 
 def table(results: list[Result]) -> str:
-    lines = ["| corpus | metric | project | rank-bm25 | bm25s | project / rank-bm25 | "
-             "project / bm25s |", "|---|---|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| corpus | metric | project | rank-bm25 | bm25s | project / rank-bm25 | project / bm25s |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
     for res in results:
         label = f"{res.name} ({res.n_docs:,})"
         for metric, (p, r, s) in res.rows.items():
-            lines.append(f"| {label} | {metric} | {fmt(p)} | {fmt(r)} | {fmt(s)} | "
-                         f"{ratio(p, r)} | {ratio(p, s)} |")
+            lines.append(
+                f"| {label} | {metric} | {fmt(p)} | {fmt(r)} | {fmt(s)} | "
+                f"{ratio(p, r)} | {ratio(p, s)} |"
+            )
             label = ""
     return "\n".join(lines)
 
@@ -58,13 +62,18 @@ def targets(results: list[Result], big: int = TARGET_DOCS) -> list[str]:
     checked = sum(r.facts["parity_checked"] for r in results)
     ties = sum(r.facts["parity_ties"] for r in results)
     exact = sum(r.facts["parity_exact"] for r in results)
-    line(None if checked == 0 else ties == checked,
-         f"top {K} identical to rank_bm25 up to exact ties: {ties}/{checked} queries "
-         f"({exact} in identical order)")
+    line(
+        None if checked == 0 else ties == checked,
+        f"top {K} identical to rank_bm25 up to exact ties: {ties}/{checked} queries "
+        f"({exact} in identical order)",
+    )
     at = next((r for r in results if r.n_docs == big), None)
     if at is None:
-        line(None, f"{big:,}-paper targets (p50, p99, autocomplete, RSS, start-up): no corpus "
-                   f"of that size in this run (add --synth {big})")
+        line(
+            None,
+            f"{big:,}-paper targets (p50, p99, autocomplete, RSS, start-up): no corpus "
+            f"of that size in this run (add --synth {big})",
+        )
     else:
         _at_size(at, line)
     million = next((r for r in results if r.n_docs >= 1_000_000), None)
@@ -74,12 +83,14 @@ def targets(results: list[Result], big: int = TARGET_DOCS) -> list[str]:
         build = million.facts["engine_build_s"]
         line(build < 600, f"1M papers: index build from text under 10 minutes: {build:.0f} s")
         rss_after = next(v[0] for k, v in million.rows.items() if k.startswith("bot RSS after"))
-        out.append(f"- 1M papers (reported, no target): query p50 "
-                   f"{fmt(million.rows[f'query p50, score + top {K} (ms)'][0])} ms, p99 "
-                   f"{fmt(million.rows[f'query p99, score + top {K} (ms)'][0])} ms; bot RSS "
-                   f"{fmt(million.rows['bot RSS when serving (MB)'][0])} MB serving, "
-                   f"{fmt(rss_after)} MB after its searches (index memory-mapped); start-up "
-                   f"{fmt(million.rows['bot start-up to serving, saved index (s)'][0])} s")
+        out.append(
+            f"- 1M papers (reported, no target): query p50 "
+            f"{fmt(million.rows[f'query p50, score + top {K} (ms)'][0])} ms, p99 "
+            f"{fmt(million.rows[f'query p99, score + top {K} (ms)'][0])} ms; bot RSS "
+            f"{fmt(million.rows['bot RSS when serving (MB)'][0])} MB serving, "
+            f"{fmt(rss_after)} MB after its searches (index memory-mapped); start-up "
+            f"{fmt(million.rows['bot start-up to serving, saved index (s)'][0])} s"
+        )
     return out
 
 
@@ -87,21 +98,31 @@ def _at_size(at: Result, line) -> None:
     name = f"{at.name} ({at.n_docs:,} papers)"
     p50 = at.rows[f"query p50, score + top {K} (ms)"]
     p99 = at.rows[f"query p99, score + top {K} (ms)"]
-    line(p50[2] is not None and p50[0] <= p50[2],
-         f"{name}: query p50 no slower than bm25s: {fmt(p50[0])} ms vs {fmt(p50[2])} ms")
-    line(None if p50[1] is None else p50[1] / p50[0] >= 100,
-         f"{name}: query p50 at least 100x faster than rank-bm25: "
-         f"{'not run' if p50[1] is None else f'{p50[1] / p50[0]:.0f}x'}")
+    line(
+        p50[2] is not None and p50[0] <= p50[2],
+        f"{name}: query p50 no slower than bm25s: {fmt(p50[0])} ms vs {fmt(p50[2])} ms",
+    )
+    line(
+        None if p50[1] is None else p50[1] / p50[0] >= 100,
+        f"{name}: query p50 at least 100x faster than rank-bm25: "
+        f"{'not run' if p50[1] is None else f'{p50[1] / p50[0]:.0f}x'}",
+    )
     line(p99[0] < 10, f"{name}: query p99 under 10 ms: {fmt(p99[0])} ms")
     ac = at.rows["autocomplete p99 (ms)"][0]
     line(ac < 10, f"{name}: autocomplete p99 under 10 ms: {fmt(ac)} ms")
     rss = at.rows["bot RSS when serving (MB)"][0]
     rss_after = next(v[0] for k, v in at.rows.items() if k.startswith("bot RSS after"))
-    line(max(rss, rss_after) < 400, f"{name}: bot process under 400 MB RSS: {fmt(rss)} MB when "
-         f"serving, {fmt(rss_after)} MB after its searches")
+    line(
+        max(rss, rss_after) < 400,
+        f"{name}: bot process under 400 MB RSS: {fmt(rss)} MB when "
+        f"serving, {fmt(rss_after)} MB after its searches",
+    )
     start = at.rows["bot start-up to serving, saved index (s)"][0]
-    line(start < 1.5, f"{name}: start-up from the saved index under 1.5 s: {fmt(start)} s "
-         f"({at.facts['bot_mode']})")
+    line(
+        start < 1.5,
+        f"{name}: start-up from the saved index under 1.5 s: {fmt(start)} s "
+        f"({at.facts['bot_mode']})",
+    )
 
 
 def machine() -> str:
@@ -115,7 +136,9 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    return (f"{cpu}, {len(os.sched_getaffinity(0))} cores, "
-            f"{psutil.virtual_memory().total / 2**30:.0f} GB RAM, Python "
-            f"{platform.python_version()}, numpy {np.__version__}, {platform.system()} "
-            f"{platform.release()}")
+    return (
+        f"{cpu}, {len(os.sched_getaffinity(0))} cores, "
+        f"{psutil.virtual_memory().total / 2**30:.0f} GB RAM, Python "
+        f"{platform.python_version()}, numpy {np.__version__}, {platform.system()} "
+        f"{platform.release()}"
+    )

@@ -30,11 +30,11 @@ import numpy as np
 from benchmarks.probes import bot_startup, run_child
 from benchmarks.report import K, machine, table, targets
 from benchmarks.synth import Source, cached_corpus
-from bot.analyzer import Analyzer
 from bot.config import Settings
-from bot.corpus import load_corpus
-from bot.index import BM25Index, top_k
-from bot.search import SearchEngine, doc_text
+from bot.search.analyzer import Analyzer
+from bot.search.corpus import load_corpus
+from bot.search.engine import SearchEngine, doc_text
+from bot.search.index import BM25Index, top_k
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "data"
@@ -43,6 +43,7 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z-]{2,}")
 
 
 # --- corpora and queries -------------------------------------------------------------------
+
 
 @dataclass
 class Corpus:
@@ -60,13 +61,16 @@ def make_queries(papers, n_titles: int, n_keywords: int, seed: int) -> list[tupl
     out = [("title", titles[rng.randrange(len(titles))]) for _ in range(n_titles)]
     abstracts = [p.abstract for p in papers if p.abstract]
     while len(out) < n_titles + n_keywords:
-        words = [w for w in _WORD.findall(abstracts[rng.randrange(len(abstracts))])
-                 if w.lower() not in stop]
+        words = [
+            w
+            for w in _WORD.findall(abstracts[rng.randrange(len(abstracts))])
+            if w.lower() not in stop
+        ]
         if not words:
             continue
         size = rng.randint(1, 5)
         start = rng.randrange(max(1, len(words) - size + 1))
-        out.append(("keywords", " ".join(words[start:start + size])))
+        out.append(("keywords", " ".join(words[start : start + size])))
     return out
 
 
@@ -90,12 +94,14 @@ def same_up_to_ties(ours: tuple, ref_scores: np.ndarray, k: int) -> tuple[bool, 
     if ids.shape != ref_ids.shape:
         return False, False
     # Same scores at every rank, and each of our docs truly has its score in rank_bm25.
-    ok = (np.allclose(scores, ref_top, rtol=1e-9, atol=0)
-          and np.allclose(ref_scores[ids], scores, rtol=1e-9, atol=0))
+    ok = np.allclose(scores, ref_top, rtol=1e-9, atol=0) and np.allclose(
+        ref_scores[ids], scores, rtol=1e-9, atol=0
+    )
     return False, bool(ok)
 
 
 # --- one corpus ----------------------------------------------------------------------------
+
 
 @dataclass
 class Result:
@@ -124,8 +130,9 @@ def bench_corpus(corpus: Corpus, work: Path, args: argparse.Namespace) -> Result
     index_dir = work / "index" / corpus.name
     shutil.rmtree(index_dir, ignore_errors=True)
     settings = Settings().with_corpus(corpus.files)
-    settings = replace(settings, corpus=replace(settings.corpus, index_dir=index_dir,
-                                                exclude_status=EXCLUDE))
+    settings = replace(
+        settings, corpus=replace(settings.corpus, index_dir=index_dir, exclude_status=EXCLUDE)
+    )
     t0 = time.perf_counter()
     engine = SearchEngine.load(settings)
     res.facts["engine_build_s"] = time.perf_counter() - t0
@@ -136,7 +143,8 @@ def bench_corpus(corpus: Corpus, work: Path, args: argparse.Namespace) -> Result
     settings_path.write_text(
         f"[corpus]\nfiles = [{files}]\nindex_dir = {json.dumps(str(index_dir))}\n"
         f"exclude_status = {json.dumps(list(EXCLUDE))}\n"
-        f"[storage]\ndatabase = {json.dumps(str(work / 'bench.sqlite3'))}\n")
+        f"[storage]\ndatabase = {json.dumps(str(work / 'bench.sqlite3'))}\n"
+    )
 
     # Same tokens for every library.
     t0 = time.perf_counter()
@@ -156,13 +164,17 @@ def bench_corpus(corpus: Corpus, work: Path, args: argparse.Namespace) -> Result
         t0 = time.perf_counter()
         model_r = BM25Okapi(tokens)
         timings["rank_bm25"] = time.perf_counter() - t0
-    res.rows["index build from tokens (s)"] = (timings["project"], timings.get("rank_bm25"),
-                                               timings["bm25s"])
+    res.rows["index build from tokens (s)"] = (
+        timings["project"],
+        timings.get("rank_bm25"),
+        timings["bm25s"],
+    )
     say(f"  built: {timings}", flush=True)
 
     # Queries: identical token lists for all three.
-    qs = make_queries(corpus.queries_from, args.queries // 2, args.queries - args.queries // 2,
-                      seed=args.seed)
+    qs = make_queries(
+        corpus.queries_from, args.queries // 2, args.queries - args.queries // 2, seed=args.seed
+    )
     qtokens = [(kind, text, analyzer(text)) for kind, text in qs]
     qtokens = [q for q in qtokens if q[2]]
     lat = {"project": [], "rank_bm25": [], "bm25s": []}
@@ -188,12 +200,13 @@ def bench_corpus(corpus: Corpus, work: Path, args: argparse.Namespace) -> Result
             e, t = same_up_to_ties(best, dense_r, K)
             exact += e
             tie_ok += t
-    res.facts.update(queries=len(qtokens), parity_checked=n_rank, parity_exact=exact,
-                     parity_ties=tie_ok)
+    res.facts.update(
+        queries=len(qtokens), parity_checked=n_rank, parity_exact=exact, parity_ties=tie_ok
+    )
     for q, label in ((50, "p50"), (99, "p99")):
         res.rows[f"query {label}, score + top {K} (ms)"] = tuple(
-            percentile_ms(lat[k], q) if lat[k] else None for k in ("project", "rank_bm25",
-                                                                    "bm25s"))
+            percentile_ms(lat[k], q) if lat[k] else None for k in ("project", "rank_bm25", "bm25s")
+        )
     say(f"  queries: {len(qtokens)}, parity {tie_ok}/{n_rank} (exact order {exact})", flush=True)
 
     # The project's whole search (parse, analyze, score, filters, top k, snippets).
@@ -202,10 +215,8 @@ def bench_corpus(corpus: Corpus, work: Path, args: argparse.Namespace) -> Result
         t0 = time.perf_counter()
         engine.search(text, limit=K)
         full.append(time.perf_counter() - t0)
-    res.rows["SearchEngine.search, with snippets, p50 (ms)"] = (percentile_ms(full, 50), None,
-                                                                None)
-    res.rows["SearchEngine.search, with snippets, p99 (ms)"] = (percentile_ms(full, 99), None,
-                                                                None)
+    res.rows["SearchEngine.search, with snippets, p50 (ms)"] = (percentile_ms(full, 50), None, None)
+    res.rows["SearchEngine.search, with snippets, p99 (ms)"] = (percentile_ms(full, 99), None, None)
 
     # Autocomplete over every title: prefixes of real titles, 1 to 25 characters.
     rng = random.Random(args.seed + 1)
@@ -214,7 +225,7 @@ def bench_corpus(corpus: Corpus, work: Path, args: argparse.Namespace) -> Result
     for _ in range(args.queries):
         title = titles[rng.randrange(len(titles))]
         start = 0 if rng.random() < 0.7 else rng.randrange(max(1, len(title) - 3))
-        prefixes.append(title[start:start + rng.randint(1, 25)])
+        prefixes.append(title[start : start + rng.randint(1, 25)])
     ac = []
     for prefix in prefixes:
         t0 = time.perf_counter()
@@ -234,48 +245,79 @@ def bench_corpus(corpus: Corpus, work: Path, args: argparse.Namespace) -> Result
             pickle.dump(model_r, handle, protocol=pickle.HIGHEST_PROTOCOL)
     del model_r, model_s, tokens, ours, engine
     gc.collect()
-    loads = {"project": run_child("project", str(folder)),
-             "bm25s": run_child("bm25s", str(bm25s_dir))}
+    loads = {
+        "project": run_child("project", str(folder)),
+        "bm25s": run_child("bm25s", str(bm25s_dir)),
+    }
     if run_rank:
         loads["rank_bm25"] = run_child("rank_bm25", str(rank_path))
     pick = [loads.get(k) for k in ("project", "rank_bm25", "bm25s")]
     res.rows["load saved index (s)"] = tuple(x and x["seconds"] for x in pick)
     res.rows["RSS after loading the index (MB)"] = tuple(x and x["rss"] for x in pick)
     res.rows["  of which the index (MB, RSS - RSS before load)"] = tuple(
-        x and x["rss"] - x["base"] for x in pick)
-    say("  loads: " + ", ".join(f"{k} {v['seconds']:.3f}s {v['rss']:.0f}MB"
-                                for k, v in loads.items()), flush=True)
+        x and x["rss"] - x["base"] for x in pick
+    )
+    say(
+        "  loads: "
+        + ", ".join(f"{k} {v['seconds']:.3f}s {v['rss']:.0f}MB" for k, v in loads.items()),
+        flush=True,
+    )
 
-    bot = bot_startup(settings_path, [text for _k, text, _t in qtokens[:args.bot_queries]], work)
+    bot = bot_startup(settings_path, [text for _k, text, _t in qtokens[: args.bot_queries]], work)
     res.rows["bot start-up to serving, saved index (s)"] = (bot["startup"], None, None)
     res.rows["bot RSS when serving (MB)"] = (bot["rss"], None, None)
     res.rows[f"bot RSS after {bot['queries']} searches (MB)"] = (bot["rss_after"], None, None)
     res.facts["bot_mode"] = bot["mode"]
     res.facts["bot_wall"] = bot["wall"]
-    say(f"  bot: {bot['startup']:.2f}s, {bot['rss']:.0f} MB -> {bot['rss_after']:.0f} MB "
-        f"({bot['mode']})", flush=True)
+    say(
+        f"  bot: {bot['startup']:.2f}s, {bot['rss']:.0f} MB -> {bot['rss_after']:.0f} MB "
+        f"({bot['mode']})",
+        flush=True,
+    )
     return res
 
 
 # --- report --------------------------------------------------------------------------------
 
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Benchmark search speed and memory.")
-    parser.add_argument("--work", type=Path, default=ROOT / "benchmarks" / ".work",
-                        help="generated corpora, indexes and saved models (default: %(default)s)")
+    parser.add_argument(
+        "--work",
+        type=Path,
+        default=ROOT / "benchmarks" / ".work",
+        help="generated corpora, indexes and saved models (default: %(default)s)",
+    )
     parser.add_argument("--shared", type=Path, default=SHARED)
-    parser.add_argument("--synth", type=int, nargs="*", default=[100_000],
-                        help="synthetic corpus sizes (default: 100000)")
+    parser.add_argument(
+        "--synth",
+        type=int,
+        nargs="*",
+        default=[100_000],
+        help="synthetic corpus sizes (default: 100000)",
+    )
     parser.add_argument("--million", action="store_true", help="add a 1,000,000-paper corpus")
     parser.add_argument("--no-real", action="store_true", help="skip paperlists and scifact")
-    parser.add_argument("--tiny", action="store_true",
-                        help="a 600-paper corpus made from data/icml2026.jsonl; for the tests")
-    parser.add_argument("--queries", type=int, default=2000,
-                        help="queries per corpus, half titles, half keywords")
-    parser.add_argument("--rank-bm25-queries", type=int, default=1000,
-                        help="queries also run through rank_bm25 (parity + latency)")
-    parser.add_argument("--rank-bm25-max-docs", type=int, default=200_000,
-                        help="skip rank_bm25 above this corpus size (it needs ~5 GB at 1M)")
+    parser.add_argument(
+        "--tiny",
+        action="store_true",
+        help="a 600-paper corpus made from data/icml2026.jsonl; for the tests",
+    )
+    parser.add_argument(
+        "--queries", type=int, default=2000, help="queries per corpus, half titles, half keywords"
+    )
+    parser.add_argument(
+        "--rank-bm25-queries",
+        type=int,
+        default=1000,
+        help="queries also run through rank_bm25 (parity + latency)",
+    )
+    parser.add_argument(
+        "--rank-bm25-max-docs",
+        type=int,
+        default=200_000,
+        help="skip rank_bm25 above this corpus size (it needs ~5 GB at 1M)",
+    )
     parser.add_argument("--bot-queries", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, help="also write the report here (markdown)")
@@ -302,21 +344,35 @@ def main(argv: list[str] | None = None) -> int:
             t0 = time.perf_counter()
             path = cached_corpus(source, n, work / "corpora", args.seed)
             if not args.quiet:
-                print(f"synthetic {n:,}: {path.name} ({time.perf_counter() - t0:.0f}s)",
-                      flush=True)
+                print(f"synthetic {n:,}: {path.name} ({time.perf_counter() - t0:.0f}s)", flush=True)
             corpora.append(Corpus(f"synthetic-{n // 1000}k", [path], real))
 
     results = [bench_corpus(c, work, args) for c in corpora]
     command = "python -m benchmarks.run " + " ".join(argv if argv is not None else sys.argv[1:])
-    report = "\n".join([
-        f"Command: `{command.strip()}`", "", f"Machine: {machine()}", "",
-        table(results), "", "Targets:", "", *targets(results), "",
-        "Notes:", "",
-        *[f"- {r.name}: {r.facts['queries']} queries; corpus parse {r.facts['parse_s']:.1f} s, "
-          f"tokenising {r.facts['tokenize_s']:.1f} s (1 process), SearchEngine.load from text "
-          f"{r.facts['engine_build_s']:.1f} s (tokenise in parallel + build + save); bot "
-          f"start-up measured as: {r.facts['bot_mode']}" for r in results],
-    ])
+    report = "\n".join(
+        [
+            f"Command: `{command.strip()}`",
+            "",
+            f"Machine: {machine()}",
+            "",
+            table(results),
+            "",
+            "Targets:",
+            "",
+            *targets(results),
+            "",
+            "Notes:",
+            "",
+            *[
+                f"- {r.name}: {r.facts['queries']} queries; corpus parse "
+                f"{r.facts['parse_s']:.1f} s, tokenising {r.facts['tokenize_s']:.1f} s "
+                f"(1 process), SearchEngine.load from text "
+                f"{r.facts['engine_build_s']:.1f} s (tokenise in parallel + build + save); bot "
+                f"start-up measured as: {r.facts['bot_mode']}"
+                for r in results
+            ],
+        ]
+    )
     print(report)
     if args.out:
         args.out.write_text(report + "\n", encoding="utf-8")

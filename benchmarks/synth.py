@@ -7,7 +7,7 @@ Each synthetic paper is recombined from the real papers (`Source`):
   and year a real venue's.
 
 Everything is drawn from one `random.Random(seed)`: the same seed and sources give the same
-file, byte for byte. Written as the project's JSON Lines (`bot.corpus` reads it as is).
+file, byte for byte. Written as the project's JSON Lines (`bot.search.corpus` reads it as is).
 
     python -m benchmarks.synth --papers 100000 --out benchmarks/.work/synth-100000.jsonl
 """
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.models import Paper
+from bot.search.models import Paper
 
 SYNTH_VERSION = "1"
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'$\\])")
@@ -34,7 +34,7 @@ class Source:
     """What synthetic papers are drawn from: real sentences, titles, authors and venues."""
 
     sentences: list[str]
-    lengths: list[int]          # sentences per real abstract
+    lengths: list[int]  # sentences per real abstract
     titles: list[str]
     authors: list[str]
     venues: list[tuple[str, int | None]]
@@ -52,10 +52,13 @@ class Source:
             authors.update(paper.authors)
         if not sentences:
             raise ValueError("no abstract to draw sentences from")
-        return cls(sentences=sentences, lengths=lengths,
-                   titles=[p.title for p in papers if p.title],
-                   authors=sorted(authors) or ["A. Author"],
-                   venues=sorted({(p.venue, p.year) for p in papers}, key=str))
+        return cls(
+            sentences=sentences,
+            lengths=lengths,
+            titles=[p.title for p in papers if p.title],
+            authors=sorted(authors) or ["A. Author"],
+            venues=sorted({(p.venue, p.year) for p in papers}, key=str),
+        )
 
 
 def records(source: Source, n: int, seed: int = 0):
@@ -70,10 +73,15 @@ def records(source: Source, n: int, seed: int = 0):
         venue, year = venues[rng.randrange(len(venues))]
         names = [authors[rng.randrange(len(authors))] for _ in range(rng.randint(1, 8))]
         paper_id = f"synth/{i:0{width}d}"
-        yield {"id": paper_id, "venue": venue, "year": year,
-               "title": titles[rng.randrange(len(titles))], "authors": names,
-               "abstract": abstract,
-               "links": [{"kind": "page", "url": f"https://example.org/{paper_id}"}]}
+        yield {
+            "id": paper_id,
+            "venue": venue,
+            "year": year,
+            "title": titles[rng.randrange(len(titles))],
+            "authors": names,
+            "abstract": abstract,
+            "links": [{"kind": "page", "url": f"https://example.org/{paper_id}"}],
+        }
 
 
 def write_corpus(source: Source, n: int, out: Path, seed: int = 0) -> Path:
@@ -102,15 +110,25 @@ def cached_corpus(source: Source, n: int, folder: Path, seed: int = 0) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from bot.corpus import load_corpus
+    from bot.search.corpus import load_corpus
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--papers", type=int, required=True)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--from", dest="sources", type=Path, nargs="+",
-                        default=sorted(Path(__file__).resolve().parents[2].joinpath(
-                            "shared", "data", "paperlists").glob("*.json")))
+    parser.add_argument(
+        "--from",
+        dest="sources",
+        type=Path,
+        nargs="+",
+        default=sorted(
+            Path(__file__)
+            .resolve()
+            .parents[2]
+            .joinpath("shared", "data", "paperlists")
+            .glob("*.json")
+        ),
+    )
     args = parser.parse_args(argv)
     papers = load_corpus(args.sources, exclude_status=("Reject", "Withdraw", "Desk Reject"))
     write_corpus(Source.from_papers(papers.papers), args.papers, args.out, args.seed)

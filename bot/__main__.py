@@ -7,21 +7,24 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
-    from bot.cli import build_parser
-    from bot.cli import main as cli_main
+    from bot.console.cli import build_parser
+    from bot.console.cli import main as cli_main
 
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
-    parser.add_argument("--check", action="store_true",
-                        help="load config, corpus and cogs without connecting; exit 0 or say "
-                        "what is wrong (exit 1)")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="load config, corpus and cogs without connecting; exit 0 or say "
+        "what is wrong (exit 1)",
+    )
     args = parser.parse_args(argv)  # --help prints and exits here
     if args.check:
-        from bot.health import main as check
+        from bot.app.check import main as check
 
         return check(args)
     if args.command is None:
-        from bot.runner import main as run
+        from bot.console.cli import run_default as run
 
         return run(args)
     return cli_main(argv)

@@ -153,8 +153,9 @@ def read_secrets(env: dict[str, str] | None = None) -> Secrets:
         if not part.isdigit():
             raise ConfigError(f"DISCORD_OWNER_IDS must be numeric ids, got {part!r}")
         owners.append(int(part))
-    return Secrets(discord_token=token, guild_id=_int_env(env, "DISCORD_GUILD_ID"),
-                   owner_ids=tuple(owners))
+    return Secrets(
+        discord_token=token, guild_id=_int_env(env, "DISCORD_GUILD_ID"), owner_ids=tuple(owners)
+    )
 
 
 def settings_for(args: Any) -> Settings:
@@ -164,8 +165,9 @@ def settings_for(args: Any) -> Settings:
     return settings.with_corpus(corpus) if corpus else settings
 
 
-def load_settings(path: Path | None = None, *, env: dict[str, str] | None = None,
-                  dotenv: bool = True) -> Settings:
+def load_settings(
+    path: Path | None = None, *, env: dict[str, str] | None = None, dotenv: bool = True
+) -> Settings:
     """Read settings from `path` (or PAPERBOT_CONFIG, or config/settings.toml) and secrets.
 
     `.env` in the project folder is read first when `dotenv` is true; real environment
@@ -187,10 +189,18 @@ def load_settings(path: Path | None = None, *, env: dict[str, str] | None = None
             raise ConfigError(f"{path}: {exc}") from exc
     elif path != DEFAULT_CONFIG:
         raise ConfigError(f"config file not found: {path}")
-    base = path.resolve().parent.parent if path.resolve().parent.name == "config" \
+    base = (
+        path.resolve().parent.parent
+        if path.resolve().parent.name == "config"
         else path.resolve().parent
-    sections = {"corpus": CorpusSettings, "search": SearchSettings, "discord": DiscordSettings,
-                "storage": StorageSettings, "daily": DailySettings}
+    )
+    sections = {
+        "corpus": CorpusSettings,
+        "search": SearchSettings,
+        "discord": DiscordSettings,
+        "storage": StorageSettings,
+        "daily": DailySettings,
+    }
     unknown = sorted(set(raw) - set(sections))
     if unknown:
         raise ConfigError(f"{path}: unknown section(s): {', '.join(unknown)}")

@@ -11,7 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bot.seed import convert  # noqa: E402
+from bot.sources.seed import convert  # noqa: E402
 
 
 def main(argv: list[str]) -> int:

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from bot.config import PROJECT_ROOT, SearchSettings
-from bot.corpus import load_corpus
-from bot.search import SearchEngine
+from bot.search.corpus import load_corpus
+from bot.search.engine import SearchEngine
 
 pytest_plugins = ["tests.token_guard"]  # no test token in any log record
 SHARED = PROJECT_ROOT.parent / "shared" / "data"

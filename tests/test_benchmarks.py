@@ -10,13 +10,28 @@ pytest.importorskip("bm25s", reason="the `bench` extra (bm25s) is not installed"
 pytest.importorskip("psutil", reason="the `bench` extra (psutil) is not installed")
 
 from benchmarks.run import main
-from bot.index import BM25Index
+from bot.search.index import BM25Index
 
 
 def test_benchmark_runs_end_to_end_on_a_tiny_corpus(tmp_path):
     out = tmp_path / "report.md"
-    assert main(["--tiny", "--work", str(tmp_path), "--queries", "40", "--bot-queries", "10",
-                 "--out", str(out), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "--tiny",
+                "--work",
+                str(tmp_path),
+                "--queries",
+                "40",
+                "--bot-queries",
+                "10",
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     report = out.read_text()
     assert "| synthetic-tiny (600) | index build from tokens (s) |" in report
     assert "**MET** top 10 identical to rank_bm25 up to exact ties: 40/40" in report
@@ -24,11 +39,11 @@ def test_benchmark_runs_end_to_end_on_a_tiny_corpus(tmp_path):
 
 
 def test_parallel_build_is_identical_to_the_serial_build(monkeypatch):
-    import bot.index
+    import bot.search.index
 
     docs = [[f"t{(i * 7 + j) % 50}" for j in range(i % 13)] for i in range(3000)]
-    monkeypatch.setattr(bot.index, "PARALLEL_MIN_DOCS", 100)
-    monkeypatch.setattr(bot.index, "PARALLEL_CHUNK", 500)
+    monkeypatch.setattr(bot.search.index, "PARALLEL_MIN_DOCS", 100)
+    monkeypatch.setattr(bot.search.index, "PARALLEL_CHUNK", 500)
     serial = BM25Index.build(docs)
     parallel = BM25Index.build_parallel(docs, list, workers=2)
     assert serial.vocab == parallel.vocab

@@ -16,20 +16,25 @@ def test_relative_paths_resolve_against_the_project_not_cwd(tmp_path, monkeypatc
     folder = tmp_path / "config"
     folder.mkdir()
     path = folder / "settings.toml"
-    path.write_text('[corpus]\nfiles = ["papers.jsonl"]\n[storage]\ndatabase = "s/db.sqlite3"\n',
-                    encoding="utf-8")
+    path.write_text(
+        '[corpus]\nfiles = ["papers.jsonl"]\n[storage]\ndatabase = "s/db.sqlite3"\n',
+        encoding="utf-8",
+    )
     monkeypatch.chdir("/")
     settings = load_settings(path, env={})
     assert settings.corpus.files == (tmp_path / "papers.jsonl",)
     assert Path(settings.storage.database) == tmp_path / "s" / "db.sqlite3"
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("[search]\nk1 = 'high'\n", "k1 must be a number"),
-    ("[search]\nkone = 1\n", "unknown key"),
-    ("[nope]\n", "unknown section"),
-    ("[corpus\n", "settings.toml"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[search]\nk1 = 'high'\n", "k1 must be a number"),
+        ("[search]\nkone = 1\n", "unknown key"),
+        ("[nope]\n", "unknown section"),
+        ("[corpus\n", "settings.toml"),
+    ],
+)
 def test_bad_config_is_a_clear_error(tmp_path, text, message):
     path = tmp_path / "settings.toml"
     path.write_text(text, encoding="utf-8")

@@ -14,7 +14,7 @@ import traceback
 
 import pytest
 
-from tests.bot_helpers import TOKEN
+from tests.app.helpers import TOKEN
 
 SECRETS = {TOKEN, "Sup3rSecretValue"}  # the whole token and its distinctive middle part
 GUARDED_LOGGERS = ("discord", "bot", "tests")
@@ -42,7 +42,7 @@ class TokenGuard(logging.Handler):
         for secret in self.secrets:
             if secret in text:
                 at = text.index(secret)
-                where = text[max(0, at - 60):at].replace(secret, "[token]")
+                where = text[max(0, at - 60) : at].replace(secret, "[token]")
                 self.leaks.append(f"{record.name} ({record.levelname}): …{where}[TOKEN]")
 
 
@@ -64,8 +64,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         logging.getLogger(name).setLevel(level)
     if _guard.leaks:
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-        lines = [f"token_guard: {len(_guard.leaks)} log record(s) contained a test token:",
-                 *_guard.leaks[:10]]
+        lines = [
+            f"token_guard: {len(_guard.leaks)} log record(s) contained a test token:",
+            *_guard.leaks[:10],
+        ]
         if reporter is not None:
             reporter.write_line("\n".join(lines), red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -1,6 +1,6 @@
 """A loopback Discord (REST API v10 + Gateway) that the real discord.py client connects to.
 
-Typical use (fixtures from ``tests.fakediscord.fixtures``; see ``tests/test_fakediscord.py``)::
+Typical use (fixtures from ``tests.fakediscord.fixtures``; see ``tests/app/test_fakediscord.py``)::
 
     async def test_search(fake_discord, connect_bot):
         bot = make_bot()

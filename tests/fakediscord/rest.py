@@ -200,7 +200,13 @@ class RestServer:
 def require_message_body(call: Call) -> JSON:
     """The JSON body of a message-creating request; Discord refuses one with nothing to show."""
     body = call.json or {}
-    if not (body.get("content") or body.get("embeds") or body.get("components") or call.uploads
-            or body.get("sticker_ids") or body.get("poll")):
+    if not (
+        body.get("content")
+        or body.get("embeds")
+        or body.get("components")
+        or call.uploads
+        or body.get("sticker_ids")
+        or body.get("poll")
+    ):
         raise ApiError(400, 50006, "Cannot send an empty message")
     return body

@@ -1,0 +1,122 @@
+"""`python -m bot --check`: load config, corpus and every cog without connecting; exit 0 or 1.
+
+Why: CI (and a deploy script, before restarting the worker) should learn that a settings
+typo, a broken corpus file or a cog that fails to import would take the bot down, without a
+token and without Discord. Every cog is loaded into a real `PaperBot` that never logs in (the
+storage it sees is in memory), and the command tree is serialised as a sync would send it.
+The token is only reported as set or not, never shown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from typing import TextIO
+
+from discord.ext import commands
+
+from bot.config import ConfigError, Settings, settings_for
+from bot.search.corpus import CorpusError
+
+log = logging.getLogger(__name__)
+
+
+async def _check_cogs(settings: Settings, engine: object, out: TextIO) -> list[str]:
+    """Load every cog module into an offline bot; the problems found (empty when fine)."""
+    from bot.app.client import PaperBot, cog_modules
+    from bot.storage.sqlite import Storage
+
+    problems: list[str] = []
+    storage = await Storage.open(":memory:")
+    bot = PaperBot(
+        settings,
+        engine=engine,
+        storage=storage,  # type: ignore[arg-type]
+        shard_count=1,
+    )
+    try:
+        async with bot:  # prepares the client's loop state; leaving closes it, offline
+            for name in cog_modules():
+                try:
+                    await bot.load_extension(name)
+                except commands.ExtensionError as exc:  # wraps whatever the cog raised
+                    cause = exc.__cause__ or exc
+                    problems.append(f"cog {name}: {type(cause).__name__}: {cause}")
+            try:
+                payload = bot.command_payload(None)
+            except Exception as exc:  # noqa: BLE001 - any definition a sync would choke on
+                problems.append(f"commands: {type(exc).__name__}: {exc}")
+            else:
+                names = ", ".join(sorted(f"/{c['name']}" for c in payload))
+                out.write(
+                    f"ok   cogs: {len(bot.extensions)} loaded; {len(payload)} commands ({names})\n"
+                )
+            for name in list(bot.extensions):
+                await bot.unload_extension(name)  # stops any task a cog started
+    finally:
+        await storage.close()
+    return problems
+
+
+def run_check(settings: Settings, out: TextIO) -> int:
+    """Check an already-read configuration; 0 when the bot could start, else 1."""
+    from bot.search.engine import SearchEngine
+    from bot.storage.sqlite import sqlite_path
+
+    problems: list[str] = []
+    source = settings.source or "built-in defaults"
+    out.write(f"ok   settings: {source}\n")
+    secrets = settings.secrets
+    out.write(
+        "ok   DISCORD_TOKEN: "
+        + ("set" if secrets.discord_token else "not set (the console would start instead)")
+        + "\n"
+    )
+    try:
+        sqlite_path(settings.storage.database)
+        out.write(f"ok   storage: {settings.storage.database}\n")
+    except ConfigError as exc:
+        problems.append(f"storage: {exc}")
+    try:
+        engine = SearchEngine.load(settings)
+    except (CorpusError, ConfigError, OSError, ValueError) as exc:
+        problems.append(f"corpus: {exc}")
+        engine = None
+    else:
+        report = getattr(engine, "load_report", None)
+        skipped = len(getattr(report, "problems", []) or [])
+        out.write(
+            f"ok   corpus: {len(engine.papers):,} papers from "
+            f"{len(settings.corpus.files)} file(s)"
+            + (f"; {skipped} bad record(s) skipped (see warnings)" if skipped else "")
+            + "\n"
+        )
+    if engine is not None:
+        problems += asyncio.run(_check_cogs(settings, engine, out))
+    for problem in problems:
+        out.write(f"FAIL {problem}\n")
+    out.write("check passed\n" if not problems else f"check failed: {len(problems)} problem(s)\n")
+    return 0 if not problems else 1
+
+
+def main(args: argparse.Namespace, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out, err = out or sys.stdout, err or sys.stderr
+    logging.basicConfig(
+        level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=err,
+    )
+    try:
+        settings = settings_for(args)
+    except ConfigError as exc:
+        out.write(f"FAIL settings: {exc}\ncheck failed: 1 problem(s)\n")
+        return 1
+    from bot.app.runner import RedactingFormatter
+
+    for handler in logging.getLogger().handlers:  # the token stays out of any warning line
+        handler.setFormatter(
+            RedactingFormatter(handler.formatter, [settings.secrets.discord_token or ""])
+        )
+    return run_check(settings, out)

@@ -1,0 +1,37 @@
+"""Checks and autocompletes shared by several cogs (cogs never import each other)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+
+from bot.app.components import VENUE_MAX
+from bot.app.respond import NotOwner
+
+if TYPE_CHECKING:
+    from bot.app.client import PaperBot
+
+
+async def owner_only(interaction: discord.Interaction) -> bool:
+    """The owner is DISCORD_OWNER_IDS, or else the application's owner (or team) on Discord."""
+    if await interaction.client.is_owner(interaction.user):  # type: ignore[attr-defined]
+        return True
+    raise NotOwner()
+
+
+async def manager_only(interaction: discord.Interaction) -> bool:
+    """Manage Server, checked by us too: a server can show the command to anyone it likes."""
+    if interaction.guild is None:
+        raise app_commands.NoPrivateMessage()
+    if interaction.permissions.manage_guild:
+        return True
+    raise app_commands.MissingPermissions(["Manage Server"])
+
+
+async def venue_choices(bot: PaperBot, current: str) -> list[app_commands.Choice[str]]:
+    """Venues of the corpus containing what was typed (memory only, no I/O)."""
+    want = current.casefold().replace(" ", "")
+    names = [v for v in bot.engine.venues() if want in v.casefold().replace(" ", "")]
+    return [app_commands.Choice(name=v[:100], value=v[:VENUE_MAX]) for v in names[:25]]

@@ -1,0 +1,216 @@
+"""The bot: a `commands.AutoShardedBot` whose `setup_hook` loads the index, storage and cogs.
+
+Follows discord.py's examples/advanced_startup.py: everything async is prepared in
+`setup_hook` (before the gateway connects), never in `on_ready`, which fires again on every
+reconnect. Commands are pushed to Discord only when their payload changed: the hash of the
+last synced payload is kept in storage, so restarts do not spend the tight sync rate limit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import pkgutil
+import sqlite3
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord.ext import commands
+
+import bot.app.cogs
+from bot.app.components import DYNAMIC_ITEMS
+from bot.app.reload import Reloader
+from bot.app.respond import DEFER_AFTER
+from bot.config import ConfigError, Settings
+
+if TYPE_CHECKING:
+    from bot.search.engine import SearchEngine
+    from bot.storage.sqlite import Storage
+
+log = logging.getLogger(__name__)
+SHUTDOWN_GRACE = 7.0  # within the 10 s a worker host waits between SIGTERM and SIGKILL
+# discord.py names the tasks answering an interaction (2.x: app_commands/tree.py, ui/view.py).
+INTERACTION_TASKS = (
+    "CommandTree-invoker",
+    "discord-ui-view-dispatch-",
+    "discord-ui-dynamic-item-",
+    "discord.py: on_interaction",
+)
+
+
+async def drain_interactions(timeout: float) -> int:
+    """Wait up to `timeout` s for the tasks answering interactions; returns how many were left.
+
+    discord.py starts one task per interaction and keeps no list of them, so they are found by
+    the names it gives them (pinned by tests/app/test_shutdown.py).
+    """
+    current = asyncio.current_task()
+    pending = {
+        t
+        for t in asyncio.all_tasks()
+        if t is not current and not t.done() and t.get_name().startswith(INTERACTION_TASKS)
+    }
+    if not pending:
+        return 0
+    log.info("waiting for %d interaction(s) to finish before closing", len(pending))
+    _done, left = await asyncio.wait(pending, timeout=timeout)
+    if left:
+        log.warning("closing with %d interaction(s) still running after %.1f s", len(left), timeout)
+    return len(left)
+
+
+def cog_modules() -> list[str]:
+    """Every module or package in bot/app/cogs (each has `async def setup(bot)`), by name."""
+    return sorted(
+        f"{bot.app.cogs.__name__}.{m.name}"
+        for m in pkgutil.iter_modules(bot.app.cogs.__path__)
+        if not m.name.startswith("_")
+    )
+
+
+class PaperBot(commands.AutoShardedBot):
+    """Shared state for cogs: `settings`, `engine` (SearchEngine) and `storage` (or None)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        engine: SearchEngine | None = None,
+        storage: Storage | None = None,
+        force_sync: bool = False,
+        extensions: list[str] | None = None,
+        **options: Any,
+    ) -> None:
+        intents = discord.Intents.default()  # no privileged intent: slash commands need none
+        # The bot never joins voice: don't warn at every start that voice libraries are missing.
+        discord.VoiceClient.warn_nacl = False
+        discord.VoiceClient.warn_dave = False
+        owners = set(settings.secrets.owner_ids)
+        options.setdefault("shard_count", settings.discord.shard_count or None)
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=intents,
+            help_command=None,
+            owner_ids=owners or None,
+            **options,
+        )
+        self.settings = settings
+        self.engine: SearchEngine = engine  # type: ignore[assignment]  # set in setup_hook
+        self.storage: Storage | None = storage
+        self._owns_storage = storage is None
+        self.force_sync = force_sync
+        self.extensions_to_load = extensions if extensions is not None else cog_modules()
+        self.failed_extensions: dict[str, str] = {}
+        self.synced: list[str] = []  # scopes synced by this process (for tests and logs)
+        self._meta: dict[str, str] = {}  # command hashes when there is no storage
+        # Seconds of work before an interaction is deferred ("thinking…"); see bot.replies.
+        self.defer_after = DEFER_AFTER
+        # Live corpus reload (/admin reload, SIGHUP): swaps `self.engine`; see bot.reload.
+        self.reloader = Reloader(self)
+        self.reloader.on_swap.append(lambda outcome: self.dispatch("corpus_reloaded", outcome))
+        # Seconds close() waits for interactions already being answered (SIGTERM).
+        self.shutdown_grace = SHUTDOWN_GRACE
+        self._shutdown_task: asyncio.Task[None] | None = None
+
+    async def setup_hook(self) -> None:
+        if self.engine is None:
+            from bot.search.engine import SearchEngine
+
+            self.engine = await asyncio.to_thread(SearchEngine.load, self.settings)
+        if self.storage is None:
+            self.storage = await self._open_storage()
+        self.add_dynamic_items(*DYNAMIC_ITEMS)
+        for name in self.extensions_to_load:
+            try:
+                await self.load_extension(name)
+            except commands.ExtensionError as exc:
+                # One broken feature must not take search down with it; the log says why.
+                log.exception("could not load %s", name)
+                self.failed_extensions[name] = str(exc)
+        await self.sync_commands(force=self.force_sync)
+
+    async def _open_storage(self) -> Storage | None:
+        from bot.storage.sqlite import Storage
+
+        try:
+            return await Storage.open(self.settings.storage.database)
+        except (OSError, sqlite3.Error, ConfigError) as exc:
+            log.warning("storage unavailable (%s): command sync state kept in memory", exc)
+            return None
+
+    async def close(self) -> None:
+        """Graceful stop: gateway first, then in-flight replies, then HTTP, then storage.
+
+        Why this order: closing the gateway stops new interactions arriving; replies already
+        being computed still need the HTTP session, which discord.py's close() shuts at once,
+        so they are awaited first (at most `shutdown_grace` s). Storage closes last: its one
+        connection is closed on the database thread after every queued write, which also
+        checkpoints the WAL into the database file.
+        """
+        if self._shutdown_task is None:
+            self._shutdown_task = asyncio.ensure_future(self._shutdown())
+        await asyncio.shield(self._shutdown_task)
+
+    async def _shutdown(self) -> None:
+        for shard in self.shards.values():
+            if not shard.is_closed():
+                await shard.disconnect()
+        await drain_interactions(self.shutdown_grace)
+        await super().close()
+        if self.storage is not None and self._owns_storage:
+            await self.storage.close()
+            self.storage = None
+
+    # -- command sync -----------------------------------------------------------------------
+
+    def sync_target(self) -> discord.Object | None:
+        guild_id = self.settings.secrets.guild_id
+        return discord.Object(id=guild_id) if guild_id else None
+
+    def command_payload(self, guild: discord.abc.Snowflake | None) -> list[dict[str, Any]]:
+        """What `tree.sync(guild=guild)` would send, in a stable order."""
+        commands_ = self.tree.get_commands(guild=guild)
+        return sorted(
+            (c.to_dict(self.tree) for c in commands_), key=lambda d: (d.get("type", 1), d["name"])
+        )
+
+    async def _get_meta(self, key: str) -> str | None:
+        if self.storage is not None:
+            return await self.storage.get_meta(key)
+        return self._meta.get(key)
+
+    async def _set_meta(self, key: str, value: str) -> None:
+        if self.storage is not None:
+            await self.storage.set_meta(key, value)
+        else:
+            self._meta[key] = value
+
+    async def sync_commands(
+        self, *, force: bool = False, guild: discord.abc.Snowflake | None = None
+    ) -> tuple[int, str]:
+        """Sync to `guild`, else DISCORD_GUILD_ID, else globally; skip if the hash matches.
+
+        Returns (commands in the payload, where). A guild target gets the global commands
+        copied to it, so they appear at once instead of after Discord's global propagation.
+        """
+        target = guild or self.sync_target()
+        if target is not None:
+            self.tree.copy_global_to(guild=target)
+        where = f"guild {target.id}" if target else "global"
+        payload = self.command_payload(target)
+        digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+        key = f"commands_hash:{self.application_id}:{where.replace(' ', ':')}"
+        if not force and await self._get_meta(key) == digest:
+            log.info("application commands unchanged (%s): not syncing", where)
+            return len(payload), where
+        synced = await self.tree.sync(guild=target)
+        await self._set_meta(key, digest)
+        self.synced.append(where)
+        log.info("synced %d application commands (%s)", len(synced), where)
+        return len(synced), where
+
+    async def on_ready(self) -> None:
+        # Only a log line: on_ready fires again after every reconnect, so no work belongs here.
+        log.info("ready as %s in %d servers", self.user, len(self.guilds))

@@ -1,0 +1,5 @@
+"""The paper of the day on Discord: `/daily`, `/today`, the post and its embeds."""
+
+from bot.app.cogs.daily.cog import setup
+
+__all__ = ["setup"]

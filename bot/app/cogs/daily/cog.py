@@ -1,0 +1,316 @@
+"""`/daily set|status|off` (Manage Server) and `/today` (everyone): the paper of the day.
+
+The rules live in `bot.daily.scheduler.DailyScheduler` (storage, pool, retries, catch-up) and the
+Discord calls in `poster.DiscordPoster`; this cog wires them to the bot and translates
+commands. Wiring:
+
+* the scheduler reads the corpus through `self.bot.engine` *at call time*, so a live reload
+  that swaps the engine changes the pool without restarting anything;
+* its clock is `bot.clock` when the bot has one (tests inject a fake clock), else real time;
+* it starts once the gateway is up (a task awaiting `wait_until_ready`, so a reconnect's
+  second `on_ready` cannot start it twice) and stops in `cog_unload`, which discord.py also
+  runs from `Bot.close()`, before the bot closes its storage.
+
+`/daily` is hidden from members without Manage Server (`default_permissions`), but Discord lets
+server admins override that per role or channel, so every subcommand also checks it here. `/today`
+is a separate top-level command because `default_member_permissions` applies to a whole group.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Coroutine
+from datetime import date
+from functools import cache
+from typing import TYPE_CHECKING, Any, TypeVar
+from zoneinfo import available_timezones
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.app import limits, render, respond
+from bot.app.checks import manager_only
+from bot.app.cogs.daily import embeds
+from bot.app.cogs.daily.poster import DiscordPoster, missing_permissions
+from bot.daily.rules import DailyError, parse_time, parse_timezone
+from bot.daily.scheduler import DailyScheduler
+
+if TYPE_CHECKING:
+    from bot.app.client import PaperBot
+    from bot.storage.sqlite import Storage
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+TIME_MAX = 16
+ZONE_MAX = 64
+TOPIC_MAX = 100
+# Suggested before anything is typed: a spread of the zones most servers use.
+COMMON_ZONES = (
+    "UTC",
+    "Europe/London",
+    "Europe/Paris",
+    "Europe/Berlin",
+    "Europe/Moscow",
+    "America/New_York",
+    "America/Chicago",
+    "America/Denver",
+    "America/Los_Angeles",
+    "America/Sao_Paulo",
+    "Africa/Lagos",
+    "Africa/Johannesburg",
+    "Asia/Dubai",
+    "Asia/Kolkata",
+    "Asia/Singapore",
+    "Asia/Shanghai",
+    "Asia/Seoul",
+    "Asia/Tokyo",
+    "Australia/Sydney",
+    "Pacific/Auckland",
+)
+
+
+@cache
+def zone_names() -> tuple[tuple[str, str], ...]:
+    """(lower-cased, canonical) IANA names, read from tzdata once per process.
+
+    `available_timezones()` walks the zone database on disk: done at cog load, never per
+    keystroke.
+    """
+    names = set(available_timezones()) | {"UTC"}
+    return tuple((name.lower(), name) for name in sorted(names))
+
+
+def zone_choices(current: str, limit: int = limits.CHOICES) -> list[str]:
+    """Zones for what was typed: name prefix first, then a part's prefix (the city), then any
+    substring. "paris", "new york" and "europe/pa" all find what one would expect."""
+    want = current.strip().lower().replace(" ", "_")
+    if not want:
+        known = {canonical for _, canonical in zone_names()}
+        return [z for z in COMMON_ZONES if z in known][:limit]
+    starts: list[str] = []
+    parts: list[str] = []
+    inside: list[str] = []
+    for lower, canonical in zone_names():
+        if lower.startswith(want):
+            starts.append(canonical)
+        elif any(part.startswith(want) for part in lower.split("/")[1:]):
+            parts.append(canonical)
+        elif want in lower:
+            inside.append(canonical)
+    return (starts + parts + inside)[:limit]
+
+
+class Daily(commands.Cog):
+    """The paper-of-the-day commands and the scheduler's lifetime."""
+
+    daily = app_commands.Group(
+        name="daily",
+        description="Paper of the day for this server (needs Manage Server)",
+        guild_only=True,
+        default_permissions=discord.Permissions(manage_guild=True),
+    )
+
+    def __init__(self, bot: PaperBot, storage: Storage) -> None:
+        self.bot = bot
+        self.storage = storage
+        self.scheduler: DailyScheduler | None = None
+        self._starter: asyncio.Task[None] | None = None
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    async def cog_load(self) -> None:
+        settings = self.bot.settings.daily
+        poster = DiscordPoster(self.bot, open_thread=settings.open_thread)
+        self.scheduler = DailyScheduler(
+            self.storage,
+            poster,
+            self._corpus_ids,
+            self._topic_ids,
+            settings=settings,
+            clock=getattr(self.bot, "clock", None),
+        )
+        await asyncio.to_thread(zone_names)
+        self._starter = asyncio.create_task(self._start_when_ready(), name="daily-start")
+
+    async def _start_when_ready(self) -> None:
+        """Start posting only once the gateway is up: before that, caches are empty."""
+        await self.bot.wait_until_ready()
+        assert self.scheduler is not None
+        self.scheduler.start()
+        log.info("paper of the day scheduler started")
+
+    async def cog_unload(self) -> None:
+        if self._starter is not None:
+            self._starter.cancel()
+            await asyncio.gather(self._starter, return_exceptions=True)
+        if self.scheduler is not None:
+            await self.scheduler.stop()
+
+    def _corpus_ids(self) -> list[str]:
+        return [paper.id for paper in self.bot.engine.papers]
+
+    def _topic_ids(self, topic: str) -> list[str]:
+        return self.bot.engine.matching_ids(topic)
+
+    def _title_of(self, paper_id: str) -> str | None:
+        try:
+            return render.title_text(self.bot.engine.paper(paper_id))
+        except ValueError:  # no longer in the corpus
+            return None
+
+    @property
+    def sched(self) -> DailyScheduler:
+        if self.scheduler is None:
+            raise RuntimeError("the daily cog is not loaded")
+        return self.scheduler
+
+    async def _soon(
+        self,
+        interaction: discord.Interaction,
+        work: Coroutine[Any, Any, T],
+        *,
+        ephemeral: bool = True,
+    ) -> T:
+        """Await `work`, deferring the interaction only if it is still running after
+        `bot.defer_after` seconds (the async twin of `respond.compute`)."""
+        task = asyncio.ensure_future(work)
+        wait = getattr(self.bot, "defer_after", respond.DEFER_AFTER)
+        done, _pending = await asyncio.wait({task}, timeout=wait)
+        if not done and not interaction.response.is_done():
+            await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+        return await task
+
+    # -- /daily -----------------------------------------------------------------------------
+
+    @daily.command(name="set", description="Post a paper every day in a channel at a local time")
+    @app_commands.describe(
+        channel="Where to post (I need Send Messages, Embed Links, Read Message History)",
+        time="Local time, 24-hour HH:MM, for example 09:00",
+        timezone="IANA time zone such as Europe/Paris (start typing a city)",
+        topic="Only papers matching these words (search syntax); empty: every paper",
+    )
+    @app_commands.check(manager_only)
+    async def set_daily(
+        self,
+        interaction: discord.Interaction,
+        channel: discord.TextChannel,
+        time: app_commands.Range[str, 1, TIME_MAX],
+        timezone: app_commands.Range[str, 1, ZONE_MAX],
+        topic: app_commands.Range[str, 1, TOPIC_MAX] | None = None,
+    ) -> None:
+        embed = await self._soon(
+            interaction, self._set(interaction, channel, time, timezone, topic)
+        )
+        await respond.send(interaction, embed=embed, ephemeral=True)
+
+    async def _set(
+        self,
+        interaction: discord.Interaction,
+        channel: discord.TextChannel,
+        time: str,
+        timezone: str,
+        topic: str | None,
+    ) -> discord.Embed:
+        assert interaction.guild_id is not None
+        try:
+            parse_time(time)
+            parse_timezone(timezone)
+        except DailyError as exc:
+            return render.error_embed(f"{exc}\nNothing was saved.")
+        required, optional = self._missing_in(channel)
+        if required:
+            return render.error_embed(
+                f"I can't post in {channel.mention}: I'm missing **{', '.join(required)}** "
+                "there. Give my role those permissions in the channel's settings, then run "
+                "`/daily set` again. Nothing was saved."
+            )
+        try:
+            await self.sched.set_schedule(interaction.guild_id, channel.id, time, timezone, topic)
+        except DailyError as exc:
+            return render.error_embed(f"{exc}\nNothing was saved.")
+        notes = []
+        if optional and self.bot.settings.daily.open_thread:
+            notes.append(
+                f"Posts will have no discussion thread: I'm missing "
+                f"{', '.join(optional)} in {channel.mention} (optional)."
+            )
+        status = await self.sched.status(interaction.guild_id)
+        return embeds.set_embed(status, notes)
+
+    def _missing_in(self, channel: discord.TextChannel) -> tuple[list[str], list[str]]:
+        me = channel.guild.me
+        if me is None:  # not cached (should not happen with the guilds intent): let Discord say
+            return [], []
+        return missing_permissions(channel.permissions_for(me))
+
+    @set_daily.autocomplete("timezone")
+    async def timezone_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return [app_commands.Choice(name=name, value=name) for name in zone_choices(current)]
+
+    @daily.command(
+        name="status", description="Channel, next post, last post and pool of the paper of the day"
+    )
+    @app_commands.check(manager_only)
+    async def status(self, interaction: discord.Interaction) -> None:
+        assert interaction.guild_id is not None
+        status = await self._soon(interaction, self.sched.status(interaction.guild_id))
+        await respond.send(
+            interaction, embed=embeds.status_embed(status, self._title_of), ephemeral=True
+        )
+
+    @daily.command(name="off", description="Stop posting the paper of the day (history is kept)")
+    @app_commands.check(manager_only)
+    async def off(self, interaction: discord.Interaction) -> None:
+        assert interaction.guild_id is not None
+        changed = await self._soon(interaction, self.sched.disable(interaction.guild_id))
+        text = (
+            "Paper of the day is off. `/daily set` turns it back on; what was already "
+            "shown will not be repeated."
+            if changed
+            else "Paper of the day was not on here; nothing changed."
+        )
+        await respond.send(
+            interaction,
+            ephemeral=True,
+            embed=render.finish(discord.Embed(description=text, colour=render.COLOR)),
+        )
+
+    # -- /today -----------------------------------------------------------------------------
+
+    @app_commands.command(name="today", description="Today's paper of the day for this server")
+    @app_commands.guild_only()
+    async def today(self, interaction: discord.Interaction) -> None:
+        assert interaction.guild_id is not None
+        ephemeral = self.bot.settings.discord.ephemeral
+        try:
+            pick = await self._soon(
+                interaction, self.sched.today_pick(interaction.guild_id), ephemeral=ephemeral
+            )
+            paper = self.bot.engine.paper(pick.paper_id)
+        except ValueError as exc:  # DailyError (empty pool) or UnknownPaper (corpus reloaded)
+            await respond.send(
+                interaction, ephemeral=True, embed=render.error_embed(f"No paper of the day: {exc}")
+            )
+            return
+        embed = embeds.daily_embed(paper, date.fromisoformat(pick.local_date))
+        content = (
+            f"Posted in <#{pick.channel_id}>: {pick.jump_url}"
+            if pick.state == "sent" and pick.jump_url
+            else None
+        )
+        await respond.send(interaction, embed=embed, content=content, ephemeral=ephemeral)
+
+
+async def setup(bot: PaperBot) -> None:
+    if bot.storage is None:
+        log.warning(
+            "paper of the day unavailable: no storage (see [storage] database in the "
+            "settings); /daily and /today are not registered"
+        )
+        return
+    await bot.add_cog(Daily(bot, bot.storage))

@@ -1,0 +1,167 @@
+"""Embeds of the paper of the day: the daily post itself, `/daily status` and `/daily set`.
+
+Kept apart from `bot.app.render` (papers and search results) but built from its pieces and leaving
+through the same `render.finish`, so every Discord limit still applies in one place.
+
+The post's footer carries the pick's marker (`bot.daily.rules.pick_marker`): after a crash between
+sending and recording, the scheduler finds the message by it instead of posting twice. Only the
+scheduled post carries it; `/today` shows the same paper without it, so a /today reply in the
+channel can never be mistaken for the post.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import date, datetime
+
+import discord
+
+from bot.app import limits, render
+from bot.search.latex import latex_to_unicode
+from bot.search.models import Paper
+from bot.storage.records import DailyStatus, Pick
+
+EXCERPT = 700  # characters of abstract in the post: a teaser, the thread is for discussion
+FOOTER_LABEL = "Paper of the day"
+
+
+def day_text(day: date) -> str:
+    """`Saturday 1 March 2025`: unambiguous in every locale, unlike 01/03/2025."""
+    return f"{day:%A} {day.day} {day:%B %Y}"
+
+
+def daily_embed(paper: Paper, day: date, marker: str | None = None) -> discord.Embed:
+    """Title (linked), authors, venue, abstract excerpt, links, footer "Paper of the day · DATE"
+    and, on the scheduled post, the marker."""
+    abstract = latex_to_unicode(paper.abstract).strip()
+    embed = discord.Embed(
+        title=limits.truncate(render.title_text(paper), limits.EMBED_TITLE),
+        url=paper.link("page"),
+        colour=render.COLOR,
+        description=limits.truncate(abstract, EXCERPT) or "_No abstract._",
+    )
+    embed.set_author(name=f"📄 {FOOTER_LABEL}")
+    authors = limits.join_limited(list(paper.authors), limits.FIELD_VALUE) or "not listed"
+    embed.add_field(name="Authors", value=authors, inline=False)
+    venue = " · ".join(
+        x
+        for x in (
+            render.venue_line(paper),
+            str(paper.year) if paper.year and str(paper.year) not in paper.venue else "",
+        )
+        if x
+    )
+    embed.add_field(name="Venue", value=venue or "unknown", inline=True)
+    links = [render.masked_link(label, url) for label, url in render.found_links(paper)]
+    if links:
+        embed.add_field(
+            name="Links",
+            inline=False,
+            value=limits.join_limited(links, limits.FIELD_VALUE, sep=" · "),
+        )
+    parts = [FOOTER_LABEL, day_text(day)]
+    if paper.title_derived:
+        parts.append("headline derived from the abstract")
+    if marker:
+        parts.append(marker)
+    embed.set_footer(text=" · ".join(parts))
+    return render.finish(embed)
+
+
+def timestamp(when: datetime) -> str:
+    """A Discord timestamp (shown in each reader's own zone) and how far away it is."""
+    return f"{discord.utils.format_dt(when, 'F')} ({discord.utils.format_dt(when, 'R')})"
+
+
+def zone_text(status: DailyStatus) -> str:
+    """The next post written out in the server's zone and in UTC (no client-side rendering)."""
+    assert status.next_post_local is not None and status.next_post_utc is not None
+    local = status.next_post_local
+    zone = status.schedule.timezone if status.schedule else "UTC"
+    return (
+        f"{local:%Y-%m-%d %H:%M} {local.tzname()} ({zone}) · "
+        f"{status.next_post_utc:%Y-%m-%d %H:%M} UTC"
+    )
+
+
+def _pick_line(pick: Pick, title_of: Callable[[str], str | None]) -> str:
+    title = title_of(pick.paper_id) or pick.paper_id
+    title = limits.truncate(title, 200)
+    return f"{render.masked_link(title, pick.jump_url)} · {pick.local_date}"
+
+
+def _schedule_text(status: DailyStatus) -> str:
+    schedule = status.schedule
+    assert schedule is not None
+    topic = f"papers matching “{schedule.topic}”" if schedule.topic else "all papers"
+    return f"every day at **{schedule.time}** ({schedule.timezone}) · {topic}"
+
+
+def _pool_text(status: DailyStatus) -> str:
+    if status.pool_error:
+        return status.pool_error
+    if status.pool_size is None or status.remaining is None:
+        return "unknown"
+    return (
+        f"{status.remaining} of {status.pool_size} papers not shown yet in this round "
+        "(then the pool is reshuffled)"
+    )
+
+
+STATE_TITLES = {"on": "on", "off": "off", "stopped": "stopped", "unset": "not set up"}
+
+
+def status_embed(status: DailyStatus, title_of: Callable[[str], str | None]) -> discord.Embed:
+    """`/daily status`: channel, next post (both zones), last post, pool, and why it stopped."""
+    state = status.state
+    colour = render.ERROR_COLOR if state == "stopped" else render.COLOR
+    embed = discord.Embed(title=f"Paper of the day: {STATE_TITLES[state]}", colour=colour)
+    if status.schedule is None:
+        embed.description = (
+            "No paper of the day here yet. Set one up with "
+            "`/daily set channel time timezone [topic]`."
+        )
+        return render.finish(embed)
+    if state == "off":
+        embed.description = "Turned off with `/daily off`. `/daily set` turns it back on."
+    elif state == "stopped":
+        embed.description = (
+            f"**Stopped:** {status.stopped_reason}\n"
+            "Fix the cause, then run `/daily set` to start again."
+        )
+    embed.add_field(name="Channel", value=f"<#{status.schedule.channel_id}>", inline=True)
+    embed.add_field(name="Schedule", value=_schedule_text(status), inline=False)
+    if status.next_post_utc is not None and state == "on":
+        embed.add_field(
+            name="Next post",
+            inline=False,
+            value=f"{timestamp(status.next_post_utc)}\n{zone_text(status)}",
+        )
+    today = status.today
+    if today is not None and today.state in ("pending", "sending") and today.error:
+        when = f", next attempt {timestamp(today.next_attempt_at)}" if today.next_attempt_at else ""
+        embed.add_field(
+            name="Today", inline=False, value=f"not posted yet: {today.error} (retrying{when})"
+        )
+    elif today is not None and today.state == "failed" and state != "stopped":
+        embed.add_field(name="Today", value=f"not posted: {today.error}", inline=False)
+    last = _pick_line(status.last_post, title_of) if status.last_post else "none yet"
+    embed.add_field(name="Last post", value=last, inline=False)
+    embed.add_field(name="Pool", value=_pool_text(status), inline=False)
+    return render.finish(embed)
+
+
+def set_embed(status: DailyStatus, notes: Sequence[str] = ()) -> discord.Embed:
+    """The `/daily set` confirmation: what was saved and when the first post comes."""
+    schedule = status.schedule
+    assert schedule is not None
+    lines = [f"In <#{schedule.channel_id}>, {_schedule_text(status)}."]
+    if status.next_post_utc is not None:
+        lines.append(f"First post: {timestamp(status.next_post_utc)}\n{zone_text(status)}")
+    if status.pool_size is not None:
+        lines.append(f"Pool: {_pool_text(status)}.")
+    lines.extend(notes)
+    embed = discord.Embed(
+        title="Paper of the day is set", colour=render.COLOR, description="\n".join(lines)
+    )
+    return render.finish(embed)

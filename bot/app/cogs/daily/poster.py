@@ -1,0 +1,199 @@
+"""The Discord side of the paper of the day: send the post, find it again, classify failures.
+
+`DiscordPoster` implements `bot.daily.rules.Poster` for `bot.daily.scheduler.DailyScheduler`.
+The scheduler
+owns every decision (when, what, whether to retry); this module only turns discord.py calls and
+their exceptions into the two outcomes the scheduler understands:
+
+* `TransientPostError` (retry later, maybe after `retry_after`): 429, 5xx, network trouble,
+  timeouts;
+* `PermanentPostError` (stop this server's schedule, reason shown in /daily status): the
+  channel is gone (404) or the bot may not see it or post there (403).
+
+What we rely on from discord.py: its HTTP client already retries a 429 after sleeping the
+server's Retry-After (up to 5 tries), and a 500/502/504/524 after 1, 3, 5… s. So an ordinary
+rate limit or a one-off 500 costs a short delay and never reaches us. What does reach us is
+classified here: the exhausted retries (`DiscordServerError`), a 503 (not retried by
+discord.py), a Cloudflare 429 (an `HTTPException` with status 429), `RateLimited` when the
+client sets `max_ratelimit_timeout`, and connection errors. Because a long Retry-After would
+make discord.py sleep inside `post` (holding up every other server's post), each call is bounded
+by `SEND_TIMEOUT`; a timeout is transient, and the scheduler looks for the message by its
+marker before sending again, so a send that did reach Discord is never duplicated.
+
+Any other `HTTPException` (e.g. 400: an embed Discord rejects) is left to propagate: it is a bug
+on our side, which the scheduler logs with its traceback and retries within the day, without
+stopping the schedule.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import date
+from typing import TYPE_CHECKING
+
+import aiohttp
+import discord
+
+from bot.app import limits, render
+from bot.app.cogs.daily.embeds import daily_embed
+from bot.daily.rules import PermanentPostError, TransientPostError
+
+if TYPE_CHECKING:
+    from bot.app.client import PaperBot
+
+log = logging.getLogger(__name__)
+
+SEND_TIMEOUT = 60.0  # seconds for one send (discord.py's own 429/5xx retries included)
+THREAD_TIMEOUT = 30.0  # the thread is a nicety: never hold the post's bookkeeping for long
+HISTORY_SCAN = 100  # recent messages searched for a marker (one request)
+THREAD_ARCHIVE_MINUTES = 1440
+TRANSIENT_STATUSES = frozenset({429, 500, 502, 503, 504, 520, 521, 522, 523, 524})
+
+# Permissions the bot needs in the daily channel, by discord.py attribute, and as people call
+# them. Reading history lets the bot check, after a crash mid-send, whether the post went out.
+REQUIRED = {
+    "view_channel": "View Channel",
+    "send_messages": "Send Messages",
+    "embed_links": "Embed Links",
+    "read_message_history": "Read Message History",
+}
+OPTIONAL = {"create_public_threads": "Create Public Threads"}
+
+
+def missing_permissions(permissions: discord.Permissions) -> tuple[list[str], list[str]]:
+    """(required, optional) permission names the bot lacks, as Discord's UI spells them."""
+    required = [label for attr, label in REQUIRED.items() if not getattr(permissions, attr)]
+    optional = [label for attr, label in OPTIONAL.items() if not getattr(permissions, attr)]
+    return required, optional
+
+
+def _retry_after(exc: discord.HTTPException) -> float | None:
+    headers = getattr(exc.response, "headers", None) or {}
+    try:
+        return float(headers.get("Retry-After"))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+
+
+def classify(exc: BaseException, channel_id: int) -> TransientPostError | PermanentPostError | None:
+    """The scheduler's view of a discord.py failure; None means "not ours to classify"."""
+    where = f"<#{channel_id}>"
+    if isinstance(exc, discord.RateLimited):
+        return TransientPostError("rate limited by Discord", retry_after=exc.retry_after)
+    if isinstance(exc, discord.NotFound):
+        if exc.code == 10003:
+            return PermanentPostError(
+                f"the channel {where} was deleted (Discord: Unknown "
+                "Channel). Choose another channel with /daily set."
+            )
+        return PermanentPostError(
+            f"Discord could not find {where} or this server "
+            f"({exc.status} {exc.code}: {exc.text or 'Not Found'})."
+        )
+    if isinstance(exc, discord.Forbidden):
+        if exc.code == 50001:
+            return PermanentPostError(
+                f"I can no longer see {where} (Discord: Missing Access). "
+                "Give me View Channel there, then run /daily set again."
+            )
+        if exc.code == 50013:
+            return PermanentPostError(
+                f"I am not allowed to post in {where} (Discord: Missing Permissions). I need "
+                f"{', '.join(REQUIRED.values())} there; then run /daily set again."
+            )
+        return PermanentPostError(
+            f"Discord refused the post in {where} ({exc.status} "
+            f"{exc.code}: {exc.text or 'Forbidden'})."
+        )
+    if isinstance(exc, discord.DiscordServerError):
+        return TransientPostError(f"Discord server error {exc.status}")
+    if isinstance(exc, discord.HTTPException) and exc.status in TRANSIENT_STATUSES:
+        return TransientPostError(f"Discord answered {exc.status}", retry_after=_retry_after(exc))
+    if isinstance(exc, TimeoutError):
+        return TransientPostError("Discord did not answer in time")
+    if isinstance(exc, aiohttp.ClientError | OSError):
+        return TransientPostError(f"network error: {type(exc).__name__}: {exc}")
+    return None
+
+
+class DiscordPoster:
+    """`bot.daily.rules.Poster` over a connected PaperBot; reads `bot.engine` at each post."""
+
+    def __init__(self, bot: PaperBot, *, open_thread: bool = True) -> None:
+        self.bot = bot
+        self.open_thread = open_thread
+
+    async def _channel(self, channel_id: int) -> discord.abc.GuildChannel | discord.Thread:
+        channel = self.bot.get_channel(channel_id)
+        if channel is None:
+            channel = await self.bot.fetch_channel(channel_id)
+        if not isinstance(channel, discord.abc.Messageable) or isinstance(
+            channel, discord.abc.PrivateChannel
+        ):
+            raise PermanentPostError(f"<#{channel_id}> is not a server text channel.")
+        return channel  # type: ignore[return-value]
+
+    async def post(
+        self, guild_id: int, channel_id: int, paper_id: str, local_date: date, marker: str
+    ) -> int:
+        try:
+            paper = self.bot.engine.paper(paper_id)
+        except ValueError as exc:  # UnknownPaper: the corpus was reloaded without it
+            raise TransientPostError(f"paper {paper_id} is no longer in the corpus") from exc
+        embed = daily_embed(paper, local_date, marker)
+        try:
+            async with asyncio.timeout(SEND_TIMEOUT):
+                channel = await self._channel(channel_id)
+                message = await channel.send(embed=embed)  # type: ignore[union-attr]
+        except (discord.DiscordException, aiohttp.ClientError, OSError, TimeoutError) as exc:
+            mapped = classify(exc, channel_id)
+            if mapped is None:
+                raise
+            raise mapped from exc
+        if self.open_thread:
+            await self._open_thread(channel, message, render.title_text(paper))
+        return message.id
+
+    async def _open_thread(self, channel: object, message: discord.Message, title: str) -> None:
+        """A discussion thread on the post, when the channel allows; failures only log."""
+        if not isinstance(channel, discord.TextChannel):  # threads cannot hold threads
+            return
+        me = channel.guild.me
+        if me is None or not channel.permissions_for(me).create_public_threads:
+            log.info(
+                "guild %d: no Create Public Threads in channel %d: posting without a thread",
+                channel.guild.id,
+                channel.id,
+            )
+            return
+        try:
+            async with asyncio.timeout(THREAD_TIMEOUT):
+                await message.create_thread(
+                    name=limits.truncate(title, limits.THREAD_NAME),
+                    auto_archive_duration=THREAD_ARCHIVE_MINUTES,
+                )
+        except (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError) as exc:
+            log.warning(
+                "guild %d: posted, but could not open a thread in channel %d: %s",
+                channel.guild.id,
+                channel.id,
+                exc,
+            )
+
+    async def find_existing(self, channel_id: int, marker: str) -> int | None:
+        try:
+            async with asyncio.timeout(SEND_TIMEOUT):
+                channel = await self._channel(channel_id)
+                me = self.bot.user.id if self.bot.user else None
+                async for message in channel.history(limit=HISTORY_SCAN):  # type: ignore[union-attr]
+                    if me is not None and message.author.id != me:
+                        continue
+                    if any(marker in (embed.footer.text or "") for embed in message.embeds):
+                        return message.id
+        except (discord.DiscordException, aiohttp.ClientError, OSError, TimeoutError) as exc:
+            mapped = classify(exc, channel_id)
+            if mapped is None:
+                raise
+            raise mapped from exc
+        return None

@@ -1,0 +1,89 @@
+"""`/paper`, `/similar` and `/random`: one paper in full, papers like it, a paper by chance."""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.app import components, limits, render, respond
+from bot.app.checks import venue_choices
+from bot.app.components import VENUE_MAX, PageState
+
+if TYPE_CHECKING:
+    from bot.app.client import PaperBot
+
+PAPER_REF_MAX = 100  # an id or a title as typed; autocomplete values are ids
+
+
+def paper_choices(bot: PaperBot, current: str) -> list[app_commands.Choice[str]]:
+    """Up to 25 titles matching what was typed, from memory: Discord allows 3 s, we use µs."""
+    choices = []
+    for paper_id, title in bot.engine.suggest(current, limit=limits.CHOICES):
+        if len(paper_id) > limits.CHOICE_VALUE:
+            continue
+        name = limits.truncate(render.plain_title(title), limits.CHOICE_NAME) or paper_id
+        choices.append(app_commands.Choice(name=name, value=paper_id))
+    return choices
+
+
+class Papers(commands.Cog):
+    def __init__(self, bot: PaperBot) -> None:
+        self.bot = bot
+        self.rng = random.Random()
+
+    @property
+    def ephemeral(self) -> bool:
+        return self.bot.settings.discord.ephemeral
+
+    @app_commands.command(name="paper", description="Show one paper: abstract, authors, links")
+    @app_commands.describe(paper="Start typing a title (or paste a paper id)")
+    async def paper(
+        self, interaction: discord.Interaction, paper: app_commands.Range[str, 1, PAPER_REF_MAX]
+    ) -> None:
+        await components.show_paper(interaction, paper, ephemeral=self.ephemeral)
+
+    @app_commands.command(name="similar", description="Papers similar to one paper")
+    @app_commands.describe(paper="Start typing a title (or paste a paper id)")
+    async def similar(
+        self, interaction: discord.Interaction, paper: app_commands.Range[str, 1, PAPER_REF_MAX]
+    ) -> None:
+        engine = self.bot.engine
+        found = await respond.compute(interaction, engine.paper, paper, ephemeral=self.ephemeral)
+        size = max(1, min(components.LIMIT_MAX, self.bot.settings.search.page_size))
+        await components.show_page(
+            interaction,
+            PageState(kind="l", ref=found.id, limit=size),
+            edit=False,
+            ephemeral=self.ephemeral,
+        )
+
+    @app_commands.command(name="random", description="A paper picked at random")
+    @app_commands.describe(venue="Only papers from this venue (start typing for the list)")
+    async def random_paper(
+        self,
+        interaction: discord.Interaction,
+        venue: app_commands.Range[str, 1, VENUE_MAX] | None = None,
+    ) -> None:
+        found = self.bot.engine.random(venue, self.rng)  # memory only; raises BadFilter
+        await components.show_paper(interaction, found.id, ephemeral=self.ephemeral)
+
+    @paper.autocomplete("paper")
+    @similar.autocomplete("paper")
+    async def paper_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return paper_choices(self.bot, current)
+
+    @random_paper.autocomplete("venue")
+    async def venue_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return await venue_choices(self.bot, current)
+
+
+async def setup(bot: PaperBot) -> None:
+    await bot.add_cog(Papers(bot))

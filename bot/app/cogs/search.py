@@ -1,0 +1,71 @@
+"""`/search`: ranked papers, one embed page at a time, with ◀ ▶, an open menu and Share."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.app import components
+from bot.app.checks import venue_choices
+from bot.app.components import LIMIT_MAX, QUERY_MAX, VENUE_MAX, PageState
+from bot.search.models import BadFilter, EmptyQuery
+
+if TYPE_CHECKING:
+    from bot.app.client import PaperBot
+
+
+def search_cooldown(interaction: discord.Interaction) -> app_commands.Cooldown | None:
+    """Per-user rate from settings ([discord] search_cooldown_uses / _seconds); 0 turns it off."""
+    settings = interaction.client.settings.discord  # type: ignore[attr-defined]
+    if settings.search_cooldown_uses <= 0 or settings.search_cooldown_seconds <= 0:
+        return None
+    return app_commands.Cooldown(settings.search_cooldown_uses, settings.search_cooldown_seconds)
+
+
+class Search(commands.Cog):
+    """The search command; paging and the detail menu live in `bot.app.components`."""
+
+    def __init__(self, bot: PaperBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(
+        name="search", description="Find papers by the words of their title and abstract"
+    )
+    @app_commands.describe(
+        query='A few words; "a phrase", -exclude, author:name, venue:icml, year:2026 also work',
+        venue="Only papers from this venue (start typing for the list)",
+        limit="Papers per page (1-10)",
+    )
+    @app_commands.checks.dynamic_cooldown(search_cooldown, key=lambda i: i.user.id)
+    async def search(
+        self,
+        interaction: discord.Interaction,
+        query: app_commands.Range[str, 1, QUERY_MAX],
+        venue: app_commands.Range[str, 1, VENUE_MAX] | None = None,
+        limit: app_commands.Range[int, 1, LIMIT_MAX] | None = None,
+    ) -> None:
+        if not query.strip():
+            raise EmptyQuery()
+        if venue and ":" in venue:
+            raise BadFilter(f"Unknown venue {venue!r}. Pick one from the suggestions.")
+        # Discord enforces 1-10 in its client only; a raw API call may send anything.
+        size = max(1, min(LIMIT_MAX, limit or self.bot.settings.search.page_size))
+        state = PageState(
+            kind="s", ref=" ".join(query.split()), limit=size, venue=(venue or "").strip()
+        )
+        await components.show_page(
+            interaction, state, edit=False, ephemeral=self.bot.settings.discord.ephemeral
+        )
+
+    @search.autocomplete("venue")
+    async def venue_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return await venue_choices(self.bot, current)
+
+
+async def setup(bot: PaperBot) -> None:
+    await bot.add_cog(Search(bot))

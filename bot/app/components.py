@@ -1,0 +1,317 @@
+"""Buttons and menus whose whole state lives in their custom_id, so they survive restarts.
+
+Each class is a `discord.ui.DynamicItem` registered once in `setup_hook`; Discord sends the
+custom_id back with every click, and the item rebuilds what it needs from it. custom_ids:
+
+    pb:s:{page}:{limit}:{venue}:{query}   a page of /search results (◀ ▶)
+    pb:l:{page}:{limit}:{paper id}        a page of "more like" results (◀ ▶)
+    pb:open                                the menu opening one hit (the value is the paper id)
+    pb:more:{paper id}                     "More like this" on a paper's detail
+    pb:share                               post this ephemeral reply to the channel
+
+A query too long for the custom_id (a pasted title) is stored as `QUERY_IN_MESSAGE` instead:
+the button then reads the query back from the message it sits on, whose embed title is
+"🔎 {query}" (`QUERY_MAX` keeps that title whole within Discord's 256). The venue option is
+capped (`VENUE_MAX`) so the rest always fits; `tests/app/test_render.py` checks the worst case.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.app import limits, render, respond
+from bot.search.models import Filters, SearchResult
+
+if TYPE_CHECKING:
+    from bot.search.engine import SearchEngine
+
+QUERY_MAX = 250
+QUERY_IN_MESSAGE = "^"
+SEARCH_TITLE_PREFIX = "🔎 "
+VENUE_MAX = 24
+LIMIT_MAX = 10
+PAGE_MAX = 9999
+
+
+@dataclass(frozen=True, slots=True)
+class PageState:
+    """Which results a message shows: a search ("s") or papers like one paper ("l")."""
+
+    kind: str
+    ref: str  # the query, or the paper id
+    page: int = 1
+    limit: int = 5
+    venue: str = ""
+
+    def custom_id(self, page: int) -> str | None:
+        """The custom_id of a button showing `page`; None when the state cannot fit."""
+        if page > PAGE_MAX or ":" in self.venue:
+            return None
+        if self.kind == "s":
+            head = f"pb:s:{page}:{self.limit}:{self.venue}:"
+        else:
+            head = f"pb:l:{page}:{self.limit}:"
+        value = head + self.ref
+        if len(value) > limits.CUSTOM_ID and self.kind == "s":
+            value = head + QUERY_IN_MESSAGE
+        return value if len(value) <= limits.CUSTOM_ID else None
+
+    def run(self, engine: SearchEngine) -> SearchResult:
+        """The page's results (CPU work: call through `respond.compute`)."""
+        offset = (self.page - 1) * self.limit
+        if self.kind == "s":
+            filters = Filters(venue=self.venue) if self.venue else None
+            return engine.search(self.ref, limit=self.limit, offset=offset, filters=filters)
+        return engine.similar(self.ref, limit=self.limit, offset=offset)
+
+    def heading(self, engine: SearchEngine) -> str | None:
+        if self.kind == "l":
+            return "More like: " + render.title_text(engine.paper(self.ref))
+        return None
+
+
+def query_from_message(message: discord.Message | None) -> str | None:
+    """The query of a results message, from its embed title "🔎 {query}"."""
+    if message is None or not message.embeds:
+        return None
+    title = message.embeds[0].title or ""
+    return (
+        title.removeprefix(SEARCH_TITLE_PREFIX) if title.startswith(SEARCH_TITLE_PREFIX) else None
+    )
+
+
+def engine_of(interaction: discord.Interaction) -> SearchEngine:
+    return interaction.client.engine  # type: ignore[attr-defined]
+
+
+def ephemeral_default(interaction: discord.Interaction) -> bool:
+    return interaction.client.settings.discord.ephemeral  # type: ignore[attr-defined]
+
+
+def results_view(result: SearchResult, state: PageState, *, share: bool) -> discord.ui.View:
+    """Menu of the hits on row 0; ◀ ▶ and Share on row 1."""
+    view = discord.ui.View(timeout=None)
+    if result.hits:
+        view.add_item(OpenMenu(result))
+    page, pages = render.page_of(result)
+    for target, label in ((page - 1, "◀"), (page + 1, "▶")):
+        cid = state.custom_id(max(0, target))
+        if cid is None:
+            continue
+        button = PageButton(replace(state, page=max(0, target)), label=label)
+        button.item.disabled = not 1 <= target <= pages
+        view.add_item(button)
+    if share:
+        view.add_item(ShareButton())
+    return view
+
+
+def paper_view(paper_id: str, links: list[tuple[str, str]], *, share: bool) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    if len(f"pb:more:{paper_id}") <= limits.CUSTOM_ID:
+        view.add_item(MoreLikeButton(paper_id))
+    if share:
+        view.add_item(ShareButton())
+    for label, url in links[:3]:
+        if url.startswith(("http://", "https://")) and len(url) <= limits.LINK_URL:
+            view.add_item(discord.ui.Button(label=label[: limits.BUTTON_LABEL], url=url))
+    return view
+
+
+async def show_page(
+    interaction: discord.Interaction, state: PageState, *, edit: bool, ephemeral: bool
+) -> None:
+    """Run the page's query (deferring if slow) and show it, as a new message or in place."""
+    engine = engine_of(interaction)
+
+    def work() -> tuple[SearchResult, str | None]:
+        return state.run(engine), state.heading(engine)
+
+    result, heading = await respond.compute(interaction, work, ephemeral=ephemeral, edit=edit)
+    embed = render.results_embed(result, heading=heading, venue=state.venue or None)
+    share = ephemeral and not (
+        edit and interaction.message is not None and not interaction.message.flags.ephemeral
+    )
+    view = results_view(result, replace(state, page=render.page_of(result)[0]), share=share)
+    await respond.send(interaction, embed=embed, view=view, ephemeral=ephemeral, edit=edit)
+
+
+async def show_paper(interaction: discord.Interaction, ref: str, *, ephemeral: bool) -> None:
+    engine = engine_of(interaction)
+    paper = await respond.compute(interaction, engine.paper, ref, ephemeral=ephemeral)
+    await respond.send(
+        interaction,
+        embed=render.paper_embed(paper),
+        ephemeral=ephemeral,
+        view=paper_view(paper.id, render.found_links(paper), share=ephemeral),
+    )
+
+
+class PageButton(
+    discord.ui.DynamicItem[discord.ui.Button],
+    template=re.compile(
+        r"pb:(?P<kind>[sl]):(?P<page>\d{1,4}):(?P<limit>\d{1,2}):"
+        r"(?:(?P<venue>[^:]*):)?(?P<ref>.+)",
+        re.S,
+    ),
+):
+    """◀ or ▶: re-runs the query for another page and edits the message in place."""
+
+    def __init__(self, state: PageState, *, label: str = "▶") -> None:
+        cid = state.custom_id(state.page)
+        if cid is None:
+            raise ValueError("page state does not fit a custom_id")
+        super().__init__(
+            discord.ui.Button(
+                label=label, custom_id=cid, row=1, style=discord.ButtonStyle.secondary
+            )
+        )
+        self.state = state
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> PageButton:
+        kind = match["kind"]
+        if kind == "l" and match["venue"] is not None:  # a paper id holding ":" parsed as venue
+            ref = match["venue"] + ":" + match["ref"]
+        else:
+            ref = match["ref"]
+        if kind == "s" and ref == QUERY_IN_MESSAGE:
+            ref = query_from_message(interaction.message) or ref
+        state = PageState(
+            kind=kind,
+            ref=ref,
+            page=max(1, int(match["page"])),
+            limit=max(1, min(LIMIT_MAX, int(match["limit"]))),
+            venue=(match["venue"] or "") if kind == "s" else "",
+        )
+        button = cls.__new__(cls)
+        discord.ui.DynamicItem.__init__(button, item)  # keep the clicked custom_id as is
+        button.state = state
+        return button
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await respond.guarded(
+            interaction,
+            show_page(interaction, self.state, edit=True, ephemeral=ephemeral_default(interaction)),
+        )
+
+
+class OpenMenu(discord.ui.DynamicItem[discord.ui.Select], template=r"pb:open"):
+    """The menu listing the hits on screen; picking one opens its detail."""
+
+    def __init__(self, result: SearchResult | None = None) -> None:
+        options = []
+        for hit in (result.hits if result else [])[: limits.SELECT_OPTIONS]:
+            if len(hit.paper.id) > limits.OPTION_VALUE:
+                continue
+            meta = " · ".join(
+                x for x in (render.venue_line(hit.paper), render.authors_short(hit.paper, 2)) if x
+            )
+            options.append(
+                discord.SelectOption(
+                    label=limits.truncate(
+                        f"{hit.rank}. {render.title_text(hit.paper)}", limits.OPTION_LABEL
+                    ),
+                    value=hit.paper.id,
+                    description=limits.truncate(meta, limits.OPTION_DESCRIPTION) or None,
+                )
+            )
+        select: discord.ui.Select = discord.ui.Select(
+            custom_id="pb:open",
+            placeholder="Open a paper…",
+            row=0,
+            options=options or [discord.SelectOption(label="(no papers)", value="-")],
+        )
+        super().__init__(select)
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> OpenMenu:
+        menu = cls.__new__(cls)
+        discord.ui.DynamicItem.__init__(menu, item)
+        return menu
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        values = (interaction.data or {}).get("values") or []  # type: ignore[union-attr]
+        ref = str(values[0]) if values else ""
+        await respond.guarded(
+            interaction, show_paper(interaction, ref, ephemeral=ephemeral_default(interaction))
+        )
+
+
+class MoreLikeButton(
+    discord.ui.DynamicItem[discord.ui.Button], template=re.compile(r"pb:more:(?P<ref>.+)", re.S)
+):
+    """ "More like this" under a paper: the first page of papers similar to it."""
+
+    def __init__(self, paper_id: str) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="More like this",
+                custom_id=f"pb:more:{paper_id}",
+                style=discord.ButtonStyle.primary,
+                emoji="🔁",
+            )
+        )
+        self.paper_id = paper_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> MoreLikeButton:
+        return cls(match["ref"])
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        limit = interaction.client.settings.search.page_size  # type: ignore[attr-defined]
+        state = PageState(kind="l", ref=self.paper_id, limit=max(1, min(LIMIT_MAX, limit)))
+        await respond.guarded(
+            interaction,
+            show_page(interaction, state, edit=False, ephemeral=ephemeral_default(interaction)),
+        )
+
+
+class ShareButton(discord.ui.DynamicItem[discord.ui.Button], template=r"pb:share"):
+    """Posts the embeds of an ephemeral reply to the channel, credited to who shared it."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Share", custom_id="pb:share", emoji="📣", style=discord.ButtonStyle.success
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> ShareButton:
+        return cls()
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await respond.guarded(interaction, self._share(interaction))
+
+    async def _share(self, interaction: discord.Interaction) -> None:
+        message = interaction.message
+        embeds = message.embeds if message else []
+        if not embeds:
+            raise discord.ClientException("nothing to share on this message")
+        await interaction.response.send_message(
+            content=f"Shared by {interaction.user.mention}",
+            embeds=embeds[: limits.EMBEDS_PER_MESSAGE],
+            allowed_mentions=discord.AllowedMentions.none(),
+            ephemeral=False,
+        )
+
+
+DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
+    PageButton,
+    OpenMenu,
+    MoreLikeButton,
+    ShareButton,
+)

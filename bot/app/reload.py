@@ -1,0 +1,309 @@
+"""Live corpus reload: build the new engine aside, validate it, then swap it in one assignment.
+
+Why this shape: loading a corpus takes seconds to minutes, and the bot must keep answering
+meanwhile. The new `SearchEngine` is built in a worker thread (`asyncio.to_thread`) from
+freshly re-read settings; the old engine keeps serving every command until the new one is
+complete and valid. The swap is `holder.engine = new`, a single attribute store on the event
+loop, so a command sees either the old engine or the new one, never a mix. Commands read
+`bot.engine` at call time, so nothing else needs telling (the daily pools included).
+
+A broken new corpus is rejected with its reasons and the old engine stays. Besides what makes
+startup fail (`ConfigError`, `CorpusError`: nothing usable), a reload also refuses file-level
+damage (a configured file missing, a JSON array cut short): at startup that is a visible
+failure to fix, but a reload that silently lost a whole file would look like success.
+Record-level problems (one bad line) are accepted and counted, exactly as at startup.
+
+Used by `/admin reload` (bot/cogs/admin.py), SIGHUP (bot/runner.py) and the console.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from bot.config import ConfigError, Settings, load_settings
+from bot.search.corpus import CorpusError
+
+if TYPE_CHECKING:
+    from bot.search.engine import SearchEngine
+
+log = logging.getLogger(__name__)
+
+# Problems that mean a whole file is unusable or cut short, not one bad record.
+FILE_LEVEL = (
+    ": no such file",
+    "file ends before the closing ]",
+    "expected a JSON array of paper records",
+)
+MAX_REASONS = 5
+# Settings sections that take effect on reload; the others are read once at start.
+RELOADABLE = ("corpus", "search")
+
+
+class ReloadRejected(Exception):
+    """The new corpus or settings cannot be served; `reasons` say why (shown to the owner)."""
+
+    def __init__(self, reasons: Sequence[str]) -> None:
+        self.reasons = list(reasons) or ["unknown reason"]
+        super().__init__("; ".join(self.reasons))
+
+
+class EngineHolder(Protocol):
+    """What a reload swaps the engine of: the bot, or the console."""
+
+    settings: Settings
+    engine: SearchEngine
+
+
+@dataclass(frozen=True, slots=True)
+class ReloadOutcome:
+    ok: bool
+    source: str
+    papers: int  # papers now served (the old count when rejected)
+    previous: int
+    seconds: float
+    reasons: tuple[str, ...] = ()  # why it was rejected
+    problems: int = 0  # record-level problems skipped in an accepted corpus
+    notes: tuple[str, ...] = field(default=())  # e.g. settings that need a restart
+
+    def summary(self) -> str:
+        """One paragraph for the owner (Discord reply, console line, log)."""
+        if not self.ok:
+            why = "\n".join(f"• {r}" for r in self.reasons)
+            return (
+                f"Reload rejected; still serving the previous corpus ({self.previous:,} "
+                f"papers).\n{why}"
+            )
+        text = f"Reloaded in {self.seconds:.1f} s: {self.papers:,} papers (was {self.previous:,})."
+        if self.problems:
+            text += f" {self.problems:,} bad record(s) skipped (see the log)."
+        for note in self.notes:
+            text += f"\n{note}"
+        return text
+
+
+def fresh_settings(current: Settings, corpus_files: Sequence[Path] | None = None) -> Settings:
+    """`current` with its [corpus] and [search] re-read from the file it came from.
+
+    Secrets and the other sections stay as they are (they need a restart: the token, the
+    database, the shard count). Settings built in code (`source` None) have no file to re-read:
+    then only the corpus files are read again. `corpus_files` (the CLI's --corpus) wins.
+    """
+    settings = current
+    if current.source is not None:
+        reread = load_settings(current.source, env={}, dotenv=False)
+        settings = replace(current, corpus=reread.corpus, search=reread.search)
+    if corpus_files:
+        settings = settings.with_corpus(list(corpus_files))
+    return settings
+
+
+def restart_notes(current: Settings) -> tuple[str, ...]:
+    """Sections of the settings file that changed but only apply after a restart."""
+    if current.source is None:
+        return ()
+    try:
+        reread = load_settings(current.source, env={}, dotenv=False)
+    except ConfigError:
+        return ()
+    changed = [
+        name
+        for name in ("discord", "storage", "daily")
+        if getattr(reread, name) != getattr(current, name)
+    ]
+    if not changed:
+        return ()
+    return (f"Changed settings in [{'], ['.join(changed)}] apply after a restart.",)
+
+
+def check_files(settings: Settings) -> list[str]:
+    """Reasons to refuse before reading anything: configured files that are not there."""
+    return [f"{path}: no such file" for path in settings.corpus.files if not Path(path).is_file()]
+
+
+def build(
+    current: Settings,
+    corpus_files: Sequence[Path] | None = None,
+    load: Callable[[Settings], SearchEngine] | None = None,
+) -> tuple[Settings, SearchEngine]:
+    """Re-read settings, load and validate the corpus: (settings, engine) or ReloadRejected.
+
+    Blocking (file reads, index build): run it in a thread. Never touches the serving engine.
+    """
+    if load is None:
+        from bot.search.engine import SearchEngine
+
+        load = SearchEngine.load
+    try:
+        settings = fresh_settings(current, corpus_files)
+    except ConfigError as exc:
+        raise ReloadRejected([f"settings: {exc}"]) from exc
+    missing = check_files(settings)
+    if missing:
+        raise ReloadRejected(missing)
+    try:
+        engine = load(settings)
+    except (CorpusError, ConfigError) as exc:
+        raise ReloadRejected([str(exc)]) from exc
+    except (OSError, ValueError) as exc:
+        raise ReloadRejected([f"could not load the corpus: {exc}"]) from exc
+    report = getattr(engine, "load_report", None)
+    problems = list(getattr(report, "problems", []) or [])
+    fatal = [p for p in problems if any(marker in p for marker in FILE_LEVEL)]
+    if fatal:
+        raise ReloadRejected(fatal[:MAX_REASONS])
+    if not len(engine.papers):
+        raise ReloadRejected(["the new corpus has no papers"])
+    return settings, engine
+
+
+class Reloader:
+    """Runs one reload at a time for `holder`, in the background, and swaps atomically."""
+
+    def __init__(
+        self,
+        holder: EngineHolder,
+        *,
+        corpus_files: Sequence[Path] | None = None,
+        load: Callable[[Settings], SearchEngine] | None = None,
+    ) -> None:
+        self.holder = holder
+        self.corpus_files = tuple(corpus_files or ())
+        self.load = load
+        self.last: ReloadOutcome | None = None
+        self._running: str | None = None
+        self._tasks: set[asyncio.Task[ReloadOutcome]] = set()
+        self.on_swap: list[Callable[[ReloadOutcome], None]] = []
+
+    @property
+    def running(self) -> bool:
+        return self._running is not None
+
+    async def reload(self, source: str) -> ReloadOutcome:
+        """Build the new engine in a thread; swap on success. Never raises for a bad corpus."""
+        old = self.holder.engine
+        previous = len(old.papers) if old is not None else 0
+        if self._running is not None:
+            return ReloadOutcome(
+                False,
+                source,
+                previous,
+                previous,
+                0.0,
+                (f"a reload ({self._running}) is already running; try again when it has finished",),
+            )
+        self._running = source
+        started = time.perf_counter()
+        log.info("corpus reload requested by %s", source)
+        try:
+            settings, engine = await asyncio.to_thread(
+                build, self.holder.settings, self.corpus_files or None, self.load
+            )
+        except ReloadRejected as exc:
+            outcome = ReloadOutcome(
+                False,
+                source,
+                previous,
+                previous,
+                time.perf_counter() - started,
+                tuple(exc.reasons[:MAX_REASONS]),
+            )
+            log.warning(
+                "corpus reload (%s) rejected, keeping %d papers: %s",
+                source,
+                previous,
+                "; ".join(outcome.reasons),
+            )
+            self.last = outcome
+            return outcome
+        except Exception as exc:  # a bug in loading must not stop serving
+            log.exception("corpus reload (%s) failed; keeping the previous corpus", source)
+            outcome = ReloadOutcome(
+                False,
+                source,
+                previous,
+                previous,
+                time.perf_counter() - started,
+                (f"unexpected error: {type(exc).__name__}",),
+            )
+            self.last = outcome
+            return outcome
+        finally:
+            self._running = None
+        report = getattr(engine, "load_report", None)
+        problems = len(getattr(report, "problems", []) or [])
+        notes = await asyncio.to_thread(restart_notes, self.holder.settings)
+        # The swap: two plain attribute stores with no await between them.
+        self.holder.settings = settings
+        self.holder.engine = engine
+        outcome = ReloadOutcome(
+            True,
+            source,
+            len(engine.papers),
+            previous,
+            time.perf_counter() - started,
+            problems=problems,
+            notes=notes,
+        )
+        self.last = outcome
+        log.info(
+            "corpus reloaded (%s): %d papers, was %d, %.2fs",
+            source,
+            outcome.papers,
+            previous,
+            outcome.seconds,
+        )
+        for callback in self.on_swap:
+            try:
+                callback(outcome)
+            except Exception:  # a listener must not undo a good swap
+                log.exception("reload listener %r failed", callback)
+        return outcome
+
+    def request(self, source: str) -> asyncio.Task[ReloadOutcome]:
+        """Start a reload without waiting (signal handlers); the task is kept until done."""
+        task = asyncio.get_running_loop().create_task(
+            self.reload(source), name=f"corpus-reload-{source}"
+        )
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+
+def reload_now(
+    holder: EngineHolder,
+    source: str = "console",
+    corpus_files: Sequence[Path] | None = None,
+    load: Callable[[Settings], SearchEngine] | None = None,
+) -> ReloadOutcome:
+    """The blocking form for the console (no event loop): same checks, same swap."""
+    old = holder.engine
+    previous = len(old.papers) if old is not None else 0
+    started = time.perf_counter()
+    try:
+        settings, engine = build(holder.settings, corpus_files, load)
+    except ReloadRejected as exc:
+        return ReloadOutcome(
+            False,
+            source,
+            previous,
+            previous,
+            time.perf_counter() - started,
+            tuple(exc.reasons[:MAX_REASONS]),
+        )
+    report = getattr(engine, "load_report", None)
+    holder.settings, holder.engine = settings, engine
+    return ReloadOutcome(
+        True,
+        source,
+        len(engine.papers),
+        previous,
+        time.perf_counter() - started,
+        problems=len(getattr(report, "problems", []) or []),
+        notes=restart_notes(settings),
+    )

@@ -1,0 +1,234 @@
+"""Papers and search results as Discord embeds, shared by the cogs and the console.
+
+The console prints these same embeds as text (`bot.console.text`), so what a newcomer sees in
+the terminal is what Discord shows. Every embed leaves through `finish`, which applies the
+limits in `bot.app.limits`; nothing else in the bot cuts text for Discord.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+import discord
+
+from bot.app import limits
+from bot.search.latex import latex_to_unicode
+from bot.search.models import Hit, Paper, SearchResult
+
+COLOR = discord.Colour(0x3B82F6)
+ERROR_COLOR = discord.Colour(0xEF4444)
+AUTHORS_IN_HIT = 3
+# URLs in abstracts, also inside markdown links "[x](https://...)"; trailing punctuation trimmed.
+_URL = re.compile(r"https?://[^\s<>()\[\]\"'`]+")
+_CODE_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "huggingface.co", "codeberg.org")
+_LINK_LABELS = {
+    "page": "Paper page",
+    "pdf": "PDF",
+    "proceedings": "Proceedings",
+    "code": "Code",
+    "project": "Project page",
+}
+
+
+def finish(embed: discord.Embed, budget: int = limits.EMBED_TOTAL) -> discord.Embed:
+    """The embed cut to Discord's limits (the single exit of every embed we build)."""
+    return discord.Embed.from_dict(limits.fit_embed(embed.to_dict(), budget))
+
+
+def plain_title(title: str) -> str:
+    """A title as people read it: LaTeX rendered, line breaks folded."""
+    return " ".join(latex_to_unicode(title).split())
+
+
+def title_text(paper: Paper) -> str:
+    return plain_title(paper.title)
+
+
+def escape(text: str) -> str:
+    """Markdown-safe text for link labels: no bold, no stray brackets closing the link."""
+    text = discord.utils.escape_markdown(text)
+    return text.replace("[", "\\[").replace("]", "\\]")
+
+
+def masked_link(label: str, url: str | None) -> str:
+    return f"[{escape(label)}]({url})" if url else escape(label)
+
+
+def authors_short(paper: Paper, first: int = AUTHORS_IN_HIT) -> str:
+    if not paper.authors:
+        return ""
+    shown = ", ".join(paper.authors[:first])
+    return shown + (" et al." if len(paper.authors) > first else "")
+
+
+def venue_line(paper: Paper) -> str:
+    """Venue and, when known, the decision (Oral, Spotlight, Poster)."""
+    return " · ".join(x for x in (paper.venue, paper.status or "") if x)
+
+
+def page_of(result: SearchResult) -> tuple[int, int]:
+    """(current page, page count), both from 1."""
+    return result.offset // max(1, result.limit) + 1, result.pages
+
+
+def footer_text(result: SearchResult, venue: str | None = None) -> str:
+    page, pages = page_of(result)
+    matches = "match" if result.total == 1 else "matches"
+    where = f" in {venue}" if venue else ""
+    return f"page {page}/{pages} · {result.total} {matches} for “{result.query}”{where}"
+
+
+def hit_block(hit: Hit, budget: int) -> str:
+    """One hit: numbered linked title, venue/status and first authors, highlighted snippet."""
+    paper = hit.paper
+    title = limits.truncate(title_text(paper), 200)
+    head = f"**{hit.rank}. {masked_link(title, paper.link('page'))}**"
+    meta = " · ".join(x for x in (venue_line(paper), authors_short(paper)) if x)
+    if paper.title_derived:
+        meta += " · _headline from abstract_"
+    lines = [head, meta] if meta else [head]
+    room = budget - sum(len(x) + 1 for x in lines)
+    if hit.snippet and room > 20:
+        lines.append(limits.truncate(hit.snippet, room, markdown=True))
+    return limits.truncate("\n".join(lines), budget, markdown=True)
+
+
+def results_embed(
+    result: SearchResult, *, heading: str | None = None, venue: str | None = None
+) -> discord.Embed:
+    """One page of hits as one embed, footer "page 1/N · M matches for …"."""
+    title = heading or f"🔎 {result.query}"  # components.query_from_message reads it back
+    embed = discord.Embed(title=limits.truncate(title, limits.EMBED_TITLE), colour=COLOR)
+    if result.hits:
+        budget = (limits.EMBED_DESCRIPTION - 2 * len(result.hits)) // len(result.hits)
+        embed.description = "\n\n".join(hit_block(hit, budget) for hit in result.hits)
+    elif result.total:
+        embed.description = "No more results: this page is past the last one."
+    else:
+        embed.description = (
+            "No paper matches. Try fewer or broader words, check the "
+            "spelling, or drop the venue filter."
+        )
+    embed.set_footer(text=footer_text(result, venue))
+    return finish(embed)
+
+
+def found_links(paper: Paper) -> list[tuple[str, str]]:
+    """(label, url): the paper's own links, then code and project URLs found in the abstract."""
+    out: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for link in paper.links:
+        if link.url not in seen:
+            seen.add(link.url)
+            out.append((_LINK_LABELS.get(link.kind, link.kind.capitalize()), link.url))
+    for match in _URL.finditer(paper.abstract):
+        url = match.group(0).rstrip(".,;:!?*_")
+        if url in seen or len(url) > limits.LINK_URL:
+            continue
+        seen.add(url)
+        host = url.split("/")[2].lower()
+        kind = (
+            "code"
+            if any(host.endswith(h) for h in _CODE_HOSTS) and "github.io" not in host
+            else "project"
+        )
+        out.append((_LINK_LABELS[kind], url))
+    return out
+
+
+def paper_embed(paper: Paper, *, heading: str | None = None) -> discord.Embed:
+    """The detail view: title, authors, venue/status, abstract (LaTeX as Unicode), links."""
+    embed = discord.Embed(
+        title=limits.truncate(title_text(paper), limits.EMBED_TITLE),
+        url=paper.link("page"),
+        colour=COLOR,
+        description=latex_to_unicode(paper.abstract).strip() or "_No abstract._",
+    )
+    if heading:
+        embed.set_author(name=limits.truncate(heading, limits.EMBED_AUTHOR))
+    authors = limits.join_limited(list(paper.authors), limits.FIELD_VALUE) or "not listed"
+    embed.add_field(name="Authors", value=authors, inline=False)
+    venue = " · ".join(
+        x
+        for x in (
+            venue_line(paper),
+            str(paper.year) if paper.year and str(paper.year) not in paper.venue else "",
+        )
+        if x
+    )
+    embed.add_field(name="Venue", value=venue or "unknown", inline=True)
+    if paper.keywords:
+        embed.add_field(
+            name="Keywords",
+            inline=True,
+            value=limits.join_limited(list(paper.keywords), limits.FIELD_VALUE),
+        )
+    links = [masked_link(label, url) for label, url in found_links(paper)]
+    if links:
+        embed.add_field(
+            name="Links",
+            value=limits.join_limited(links, limits.FIELD_VALUE, sep=" · "),
+            inline=False,
+        )
+    footer = f"id: {paper.id}"
+    if paper.title_derived:
+        footer += " · the title is a headline derived from the abstract (the source has none)"
+    embed.set_footer(text=footer)
+    return finish(embed)
+
+
+def help_embed(venues: Mapping[str, int], *, ephemeral: bool | None = True) -> discord.Embed:
+    """What the bot does, how to search, and what the corpus holds (`ephemeral=None`: the
+    console, where replies are neither private nor shared)."""
+    total = sum(venues.values())
+    embed = discord.Embed(
+        title="Paper bot",
+        colour=COLOR,
+        description=(
+            "Finds conference papers by their title and abstract (BM25 ranking) and can post a "
+            "paper of the day.\n\n"
+            "**Commands**\n"
+            "`/search query [venue] [limit]` ranked papers, with ◀ ▶ pages and a menu to open one\n"
+            "`/paper paper` one paper in full (start typing a title for suggestions)\n"
+            "`/similar paper` papers like that one\n"
+            "`/random [venue]` a paper picked at random\n"
+            "`/help` this message"
+        ),
+    )
+    embed.add_field(
+        name="How to search",
+        inline=False,
+        value=(
+            "Type a few words that make the paper special: `optimal transport`.\n"
+            '`"exact phrase"` keeps words together · `-word` excludes · `author:name`, '
+            "`venue:icml`, `year:2026` filter.\n"
+            + {
+                True: "Replies are visible only to you; **Share** posts one to the channel.",
+                False: "Replies are posted in the channel.",
+                None: "",
+            }[ephemeral]
+        ).strip(),
+    )
+    if ephemeral is not None:  # Discord only: the console has no channels to post to
+        embed.add_field(
+            name="Paper of the day",
+            inline=False,
+            value=(
+                "`/today` today's pick for this server\n"
+                "`/daily set channel time timezone [topic]` post one paper a day (Manage Server)\n"
+                "`/daily status` · `/daily off`"
+            ),
+        )
+    counts = [f"{venue}: {count:,} papers" for venue, count in venues.items()]
+    embed.add_field(
+        name=f"Corpus: {total:,} papers",
+        inline=False,
+        value=limits.join_limited(counts, limits.FIELD_VALUE, sep="\n", more="and {n} more venues")
+        or "empty",
+    )
+    return finish(embed)
+
+
+def error_embed(message: str) -> discord.Embed:
+    return finish(discord.Embed(description=message, colour=ERROR_COLOR))

@@ -1,0 +1,159 @@
+"""Answering interactions on time, and turning failures into a short message for the user.
+
+Discord gives an interaction 3 seconds for its first response. `compute` runs the work in a
+thread and defers only when it is still running after `defer_after` seconds, so fast answers
+cost one request and slow ones never miss the deadline. `send` then picks the right endpoint
+(initial response, follow-up, or edit) for whatever state the interaction is in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import discord
+from discord import app_commands
+
+from bot.app import render
+from bot.search.models import SearchError
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+DEFER_AFTER = 2.0
+GENERIC_ERROR = "Something went wrong on my side; it has been logged. Please try again."
+
+
+class NotOwner(app_commands.CheckFailure):
+    """Raised by owner-only commands; its message is shown to the user."""
+
+    def __init__(self) -> None:
+        super().__init__("Only the bot's owner can do that.")
+
+
+async def compute(
+    interaction: discord.Interaction,
+    fn: Callable[..., T],
+    *args: Any,
+    ephemeral: bool = True,
+    edit: bool = False,
+) -> T:
+    """`fn(*args)` in a worker thread, deferring the interaction if it is slow."""
+    task = asyncio.ensure_future(asyncio.to_thread(fn, *args))
+    wait = getattr(interaction.client, "defer_after", DEFER_AFTER)
+    done, _pending = await asyncio.wait({task}, timeout=wait)
+    if not done and not interaction.response.is_done():
+        if edit:
+            await interaction.response.defer()
+        else:
+            await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+    return await task
+
+
+async def send(
+    interaction: discord.Interaction,
+    *,
+    embed: discord.Embed | None = None,
+    view: discord.ui.View | None = None,
+    ephemeral: bool = True,
+    edit: bool = False,
+    content: str | None = None,
+    allowed_mentions: discord.AllowedMentions | None = None,
+) -> None:
+    """Reply (or edit the message a component sits on) whether or not we deferred."""
+    kwargs: dict[str, Any] = {"embed": embed, "content": content}
+    if view is not None:
+        kwargs["view"] = view
+    if allowed_mentions is not None:
+        kwargs["allowed_mentions"] = allowed_mentions
+    if edit:
+        if interaction.response.is_done():
+            await interaction.edit_original_response(**kwargs)
+        else:
+            await interaction.response.edit_message(**kwargs)
+        return
+    if embed is None:
+        kwargs.pop("embed")
+    thinking = interaction.response.type is discord.InteractionResponseType.deferred_channel_message
+    if thinking and not interaction.extras.get("replaced_thinking"):
+        # The first answer after a "thinking…" defer replaces that placeholder (its
+        # visibility was fixed by the defer).
+        interaction.extras["replaced_thinking"] = True
+        kwargs.setdefault("content", None)
+        await interaction.edit_original_response(**kwargs)
+    elif interaction.response.is_done():
+        await interaction.followup.send(ephemeral=ephemeral, **kwargs)
+    else:
+        await interaction.response.send_message(ephemeral=ephemeral, **kwargs)
+
+
+UNKNOWN_INTERACTION = 10062
+
+
+def describe(error: BaseException) -> tuple[str, bool]:
+    """(message for the user, whether this is our bug whose traceback must be logged)."""
+    if isinstance(error, app_commands.CommandInvokeError):
+        return describe(error.original)
+    if isinstance(error, SearchError):
+        return str(error), False
+    if isinstance(error, app_commands.CommandOnCooldown):
+        wait = max(1, math.ceil(error.retry_after))
+        return f"You're searching quickly: try again in {wait} s.", False
+    if isinstance(error, NotOwner):
+        return str(error), False
+    if isinstance(error, app_commands.MissingPermissions | app_commands.BotMissingPermissions):
+        return f"Missing permission: {', '.join(error.missing_permissions)}.", False
+    if isinstance(error, app_commands.NoPrivateMessage):
+        return "That command only works in a server.", False
+    if isinstance(error, app_commands.CheckFailure):
+        return "You can't use that command here.", False
+    if isinstance(error, app_commands.CommandNotFound):
+        return (
+            "That command no longer exists. Discord refreshes the command list within a "
+            "minute; reopening Discord helps."
+        ), False
+    if isinstance(error, app_commands.TransformerError):
+        return f"I couldn't use {error.value!r} for that option.", False
+    return GENERIC_ERROR, True
+
+
+async def report(interaction: discord.Interaction, error: BaseException) -> None:
+    """Log the failure (with its traceback when it is our bug) and tell the user briefly."""
+    message, ours = describe(error)
+    name = (
+        interaction.command.qualified_name
+        if interaction.command
+        else (interaction.data or {}).get("custom_id", "?")
+    )
+    original = getattr(error, "original", error)
+    if isinstance(original, discord.NotFound) and original.code == UNKNOWN_INTERACTION:
+        # The user's interaction expired (Discord's 3 s / 15 min windows, or a lost race):
+        # nobody can be answered any more, and it is not a bug in the bot.
+        log.warning("interaction %s expired before it could be answered", name)
+        return
+    if ours:
+        log.error("interaction %s failed", name, exc_info=error)
+    else:
+        log.info("interaction %s refused: %s", name, message)
+    if interaction.type is discord.InteractionType.autocomplete:
+        if not interaction.response.is_done():
+            await interaction.response.autocomplete([])
+        return
+    try:
+        await send(interaction, embed=render.error_embed(message), ephemeral=True)
+    except discord.HTTPException as exc:
+        log.warning("could not tell the user about the failure of %s: %s", name, exc)
+
+
+async def guarded(interaction: discord.Interaction, coro: Any) -> None:
+    """Await a component callback; on failure, answer the user instead of going silent.
+
+    discord.py only logs exceptions raised in DynamicItem callbacks, which would leave the
+    user with "This interaction failed"; every component callback goes through here.
+    """
+    try:
+        await coro
+    except Exception as exc:  # noqa: BLE001 - every failure must still answer the user
+        await report(interaction, exc)

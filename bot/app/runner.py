@@ -1,0 +1,186 @@
+"""`python -m bot`: settings, logging, then the Discord bot, or the console without a token.
+
+The token is read from DISCORD_TOKEN (environment, or .env in the project folder). It is never
+printed: discord.py does not log it, and as a second guard every log handler is wrapped in a
+formatter that replaces it with "[token]" should it ever reach a message or a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import logging
+import os
+import signal
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+import discord
+import yarl
+
+from bot.config import ConfigError, Settings
+
+if TYPE_CHECKING:
+    from bot.app.client import PaperBot
+
+log = logging.getLogger(__name__)
+FORCE_SYNC_ENV = "PAPERBOT_FORCE_SYNC"
+# Testing hook: point discord.py at a loopback Discord stand-in (tests/app/test_shutdown.py).
+API_BASE_ENV = "PAPERBOT_API_BASE"  # e.g. http://127.0.0.1:8123/api/v10
+GATEWAY_ENV = "PAPERBOT_GATEWAY_URL"  # e.g. ws://127.0.0.1:8123/gateway-ws
+
+TOKEN_HELP = """\
+DISCORD_TOKEN is not set, so the bot cannot connect to Discord.
+
+To run it in your server:
+  1. https://discord.com/developers/applications -> New Application -> Bot -> Reset Token;
+     copy the token.
+  2. Put it in {env} as the line   DISCORD_TOKEN=<the token>
+     (or export DISCORD_TOKEN in the environment; never commit it).
+  3. Invite the bot: OAuth2 -> URL Generator, scopes "bot" and "applications.commands",
+     permissions View Channels, Send Messages, Embed Links, Read Message History,
+     Create Public Threads (the daily post uses the last three); open the URL it gives.
+  4. Optional: DISCORD_GUILD_ID=<your server id> shows the commands in that server at once
+     (Discord settings -> Advanced -> Developer Mode, then right-click the server -> Copy ID).
+  Then run again: python -m bot
+
+Meanwhile, a local console serves the same commands as text (try: /search optimal transport).
+"""
+
+
+class RedactingFormatter(logging.Formatter):
+    """Wraps another formatter and replaces every secret in the formatted line."""
+
+    def __init__(self, inner: logging.Formatter | None, secrets: Iterable[str]) -> None:
+        super().__init__()
+        self.inner = inner or logging.Formatter("%(levelname)s %(name)s: %(message)s")
+        self.secrets = [s for s in secrets if s]
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = self.inner.format(record)
+        for secret in self.secrets:
+            text = text.replace(secret, "[token]")
+        return text
+
+
+def setup_logging(level: int, secrets: Iterable[str] = ()) -> None:
+    """discord.py's coloured handler on the root logger, every handler redacting secrets."""
+    discord.utils.setup_logging(level=level, root=True)
+    redact = [s for s in secrets if s]
+    for handler in logging.getLogger().handlers:
+        if not isinstance(handler.formatter, RedactingFormatter):
+            handler.setFormatter(RedactingFormatter(handler.formatter, redact))
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _loopback(url: str) -> bool:
+    host = yarl.URL(url).host or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def apply_test_endpoints(env: dict[str, str] | None = None) -> bool:
+    """Honour PAPERBOT_API_BASE / PAPERBOT_GATEWAY_URL, a hook for tests only.
+
+    They point discord.py's REST base and gateway at a stand-in; only loopback addresses are
+    accepted, so a stray variable can never send the token to another machine.
+    """
+    env = dict(os.environ if env is None else env)
+    api, gateway = env.get(API_BASE_ENV, "").strip(), env.get(GATEWAY_ENV, "").strip()
+    if not api and not gateway:
+        return False
+    for name, url in ((API_BASE_ENV, api), (GATEWAY_ENV, gateway)):
+        if not url or not _loopback(url):
+            raise ConfigError(
+                f"{name} is a testing hook: both it and the other must be set, to "
+                "a loopback address (127.0.0.1, ::1 or localhost)"
+            )
+    from discord.gateway import DiscordWebSocket
+    from discord.http import Route
+
+    Route.BASE = api.rstrip("/")
+    DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway)
+    log.warning("testing hook: Discord API at %s, gateway at %s", api, gateway)
+    return True
+
+
+def install_signal_handlers(bot: PaperBot) -> list[signal.Signals]:
+    """SIGTERM/SIGINT close the bot gracefully; SIGHUP reloads the corpus in the background.
+
+    Returns the signals handled (none where the loop cannot take signal handlers: Windows).
+    """
+    loop = asyncio.get_running_loop()
+    stopping: list[asyncio.Future[None]] = []
+
+    def stop(sig: signal.Signals) -> None:
+        if stopping:
+            return
+        log.info("%s received: closing the gateway, finishing replies, closing storage", sig.name)
+        stopping.append(asyncio.ensure_future(bot.close()))
+
+    def reload(sig: signal.Signals) -> None:
+        bot.reloader.request(sig.name)
+
+    handled = []
+    wanted = [(signal.SIGTERM, stop), (signal.SIGINT, stop)]
+    if hasattr(signal, "SIGHUP"):
+        wanted.append((signal.SIGHUP, reload))
+    for sig, handler in wanted:
+        try:
+            loop.add_signal_handler(sig, handler, sig)
+        except (NotImplementedError, RuntimeError, ValueError):
+            continue
+        handled.append(sig)
+    return handled
+
+
+async def serve(
+    settings: Settings,
+    token: str,
+    *,
+    force_sync: bool = False,
+    corpus_files: Sequence[Path] | None = None,
+) -> None:
+    from bot.app.client import PaperBot
+
+    bot = PaperBot(settings, force_sync=force_sync)
+    bot.reloader.corpus_files = tuple(corpus_files or ())  # --corpus wins on reload too
+    install_signal_handlers(bot)
+    async with bot:
+        await bot.start(token)
+
+
+def run_bot(
+    settings: Settings, token: str, err: TextIO, *, corpus_files: Sequence[Path] | None = None
+) -> int:
+    force = _truthy(os.environ.get(FORCE_SYNC_ENV))
+    try:
+        apply_test_endpoints()
+    except ConfigError as exc:
+        err.write(f"error: {exc}\n")
+        return 1
+    try:
+        asyncio.run(serve(settings, token, force_sync=force, corpus_files=corpus_files))
+    except discord.LoginFailure:
+        err.write(
+            "error: Discord rejected DISCORD_TOKEN. Reset the token in the developer "
+            "portal (Bot -> Reset Token) and update .env.\n"
+        )
+        return 1
+    except discord.PrivilegedIntentsRequired:
+        err.write(
+            "error: Discord refused an intent this bot asked for; check the Bot page of "
+            "the developer portal.\n"
+        )
+        return 1
+    except KeyboardInterrupt:
+        return 0
+    return 0

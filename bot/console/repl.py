@@ -1,0 +1,204 @@
+"""The token-less console: the bot's slash commands served on the terminal, as text.
+
+A newcomer without a Discord token can try every command at once: `/search optimal transport`,
+`/paper <title or id>`, `/similar ...`, `/random [venue]`, `/help`, and `next`, `prev`,
+`open N`, `more` in place of the buttons. The answers come from the same engine, page logic
+(`bot.app.components.PageState`) and embeds (`bot.app.render`) as in Discord. When stdin is not a
+terminal (CI, a pipe) it reads commands without prompting and stops at end of input.
+"""
+
+from __future__ import annotations
+
+import random
+import shlex
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TextIO
+
+import discord
+
+from bot.app import render
+from bot.app.components import LIMIT_MAX, PageState
+from bot.config import Settings
+from bot.console.text import embed_text
+from bot.search.engine import SearchEngine
+from bot.search.models import Paper, SearchError, SearchResult
+
+PROMPT = "paperbot> "
+CONSOLE_HELP = """Console commands (the Discord buttons are words here):
+  /search QUERY      ranked papers        next, prev    other pages
+  /paper TITLE|ID    one paper in full    open N        open hit N of this page
+  /similar TITLE|ID  papers like it       more          papers like the last opened one
+  /random [VENUE]    a random paper       /help, quit
+  /reload            re-read the settings and corpus files (the old ones stay if broken)
+"""
+
+
+class Console:
+    """Holds the current page and paper so `next`, `open N` and `more` work like the buttons."""
+
+    def __init__(
+        self,
+        engine: SearchEngine,
+        out: TextIO,
+        *,
+        page_size: int = 5,
+        color: bool = False,
+        rng: random.Random | None = None,
+        settings: Settings | None = None,
+        corpus_files: Sequence[Path] | None = None,
+    ) -> None:
+        self.engine = engine
+        self.settings = settings  # for /reload; None when embedded without settings
+        self.corpus_files = corpus_files
+        self.out = out
+        self.page_size = max(1, min(LIMIT_MAX, page_size))
+        self.color = color
+        self.rng = rng or random.Random()
+        self.state: PageState | None = None
+        self.result: SearchResult | None = None
+        self.paper: Paper | None = None
+
+    def write(self, text: str) -> None:
+        self.out.write(text)
+        self.out.flush()
+
+    def show(self, embed: discord.Embed) -> None:
+        """One answer, followed by a blank line so consecutive answers stay apart."""
+        self.write(embed_text(embed, color=self.color) + "\n")
+
+    def show_page(self, state: PageState) -> None:
+        result = state.run(self.engine)
+        self.state, self.result = replace(state, page=render.page_of(result)[0]), result
+        embed = render.results_embed(
+            result, heading=state.heading(self.engine), venue=state.venue or None
+        )
+        self.show(embed)
+
+    def show_paper(self, paper: Paper) -> None:
+        self.paper = paper
+        self.show(render.paper_embed(paper))
+
+    def handle(self, line: str) -> bool:
+        """Run one command line; False means quit. User mistakes print a short message."""
+        line = line.strip()
+        if not line or line.startswith("#"):
+            return True
+        name, _, rest = line.partition(" ")
+        name, rest = name.lstrip("/").lower(), rest.strip()
+        try:
+            return self._dispatch(name, rest)
+        except SearchError as exc:
+            self.write(f"{exc}\n")
+        return True
+
+    def _dispatch(self, name: str, rest: str) -> bool:
+        if name in ("quit", "exit", "q"):
+            return False
+        if name == "search":
+            self.show_page(PageState(kind="s", ref=rest, limit=self.page_size))
+        elif name == "paper":
+            self.show_paper(self.engine.paper(_unquote(rest)))
+        elif name == "similar":
+            paper = self.engine.paper(_unquote(rest))
+            self.show_page(PageState(kind="l", ref=paper.id, limit=self.page_size))
+        elif name == "random":
+            self.show_paper(self.engine.random(_unquote(rest) or None, self.rng))
+        elif name == "reload":
+            self._reload()
+        elif name == "help":
+            self.show(render.help_embed(self.engine.venues(), ephemeral=None))
+            self.write(CONSOLE_HELP)
+        elif name in ("next", "prev"):
+            if self.state is None or self.result is None:
+                self.write("No results yet: try /search optimal transport\n")
+                return True
+            page = self.state.page + (1 if name == "next" else -1)
+            if not 1 <= page <= self.result.pages:
+                self.write(f"No {'next' if name == 'next' else 'previous'} page.\n")
+                return True
+            self.show_page(replace(self.state, page=page))
+        elif name == "open":
+            hits = self.result.hits if self.result else []
+            ranks = {str(hit.rank): hit.paper for hit in hits}
+            if rest not in ranks:
+                shown = ", ".join(ranks) or "none on screen"
+                self.write(f"Open which hit? Give its number ({shown}).\n")
+                return True
+            self.show_paper(ranks[rest])
+        elif name == "more":
+            if self.paper is None:
+                self.write("Open a paper first (/paper, /random or open N).\n")
+                return True
+            self.show_page(PageState(kind="l", ref=self.paper.id, limit=self.page_size))
+        else:
+            self.write(f"Unknown command {name!r}.\n" + CONSOLE_HELP)
+        return True
+
+    def _reload(self) -> None:
+        """The same load-validate-swap as /admin reload, in the foreground (no event loop)."""
+        if self.settings is None:
+            self.write("Reload is not available here: start the console with python -m bot.\n")
+            return
+        from bot.app.reload import reload_now
+
+        self.write("Reloading the corpus…\n")
+        outcome = reload_now(self, "console", self.corpus_files)  # type: ignore[arg-type]
+        if outcome.ok:
+            self.state = self.result = self.paper = None  # pages of the old corpus
+        self.write(outcome.summary() + "\n")
+
+    def run(self, stdin: TextIO) -> int:
+        interactive = stdin.isatty()
+        if interactive:
+            self.write(
+                f"{len(self.engine.papers):,} papers loaded. Try: /search optimal "
+                "transport   (/help for more, quit to leave)\n"
+            )
+        while True:
+            try:
+                line = self._read(stdin, interactive)
+            except (EOFError, KeyboardInterrupt):  # Ctrl-D / Ctrl-C at the prompt
+                if interactive:
+                    self.write("\n")
+                return 0
+            if not self.handle(line):
+                return 0
+
+    def _read(self, stdin: TextIO, interactive: bool) -> str:
+        if interactive and stdin is sys.stdin:
+            return input(PROMPT)  # line editing and history when readline is available
+        if interactive:
+            self.write(PROMPT)
+        line = stdin.readline()
+        if not line:
+            raise EOFError
+        return line
+
+
+def _unquote(text: str) -> str:
+    """`"a title"` as typed in a shell habit, without the quotes."""
+    try:
+        parts = shlex.split(text)
+    except ValueError:
+        return text.strip()
+    return " ".join(parts) if len(parts) != 1 else parts[0]
+
+
+def run_console(
+    engine: SearchEngine,
+    *,
+    page_size: int = 5,
+    stdin: TextIO | None = None,
+    out: TextIO | None = None,
+    settings: Settings | None = None,
+    corpus_files: Sequence[Path] | None = None,
+) -> int:
+    out = out or sys.stdout
+    stdin = stdin or sys.stdin
+    color = out.isatty() and stdin.isatty()
+    return Console(
+        engine, out, page_size=page_size, color=color, settings=settings, corpus_files=corpus_files
+    ).run(stdin)

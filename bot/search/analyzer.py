@@ -1,0 +1,158 @@
+"""One analyzer for documents and queries, so a query word always meets the same token.
+
+Steps: URLs out (they are links, not words), LaTeX spans to Unicode, markdown emphasis
+dropped, accents folded, lowercase, words split on anything but letters and digits, hyphenated
+names kept whole *and* split (`AG-REPA` -> agrepa, ag, repa) so `ag repa`, `agrepa` and `repa`
+all find it, English stopwords dropped, Snowball (Porter2) stems.
+
+`ANALYZER_VERSION` is part of the saved index's key: bump it whenever output changes.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+import Stemmer
+
+from bot.search.latex import has_latex, latex_to_unicode
+
+ANALYZER_VERSION = "1"
+
+URL = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]]+", re.IGNORECASE)
+# A word: letters/digits, optionally joined by single hyphens (k-means, AG-REPA, state-of-the-art).
+WORD = re.compile(r"[^\W_]+(?:[-‐‑][^\W_]+)*")
+HYPHENS = re.compile(r"[-‐‑]")
+MARKDOWN = re.compile(r"(?<!\w)[*_`~]+|[*_`~]+(?!\w)|\*\*|__")
+SUBSCRIPT_IN_WORD = re.compile(r"(?<=\w)[_^](?=\w)")
+
+# The classic English stopword list used by NLTK and most IR toolkits: function words only,
+# no content words, so "not", "no" and "against" are dropped too (as BM25 baselines do).
+STOPWORDS = frozenset(
+    """
+a about above after again against all am an and any are aren't as at be because been before
+being below between both but by can couldn couldn't d did didn didn't do does doesn doesn't
+doing don don't down during each few for from further had hadn hadn't has hasn hasn't have
+haven haven't having he her here hers herself him himself his how i if in into is isn isn't it
+it's its itself just ll m ma me mightn mightn't more most mustn mustn't my myself needn needn't
+no nor not now o of off on once only or other our ours ourselves out over own re s same shan
+shan't she she's should should've shouldn shouldn't so some such t than that that'll the their
+theirs them themselves then there these they this those through to too under until up ve very
+was wasn wasn't we were weren weren't what when where which while who whom why will with won
+won't wouldn wouldn't y you you'd you'll you're you've your yours yourself yourselves
+""".split()
+)
+
+
+def fold(text: str) -> str:
+    """Unicode compatibility form, accents removed, lowercased: `Schrödinger` -> `schrodinger`."""
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    return unicodedata.normalize("NFC", text).lower()
+
+
+def clean(text: str) -> str:
+    """Text reduced to words: no URLs, LaTeX as Unicode, no markdown emphasis, folded case."""
+    text = URL.sub(" ", text)
+    if has_latex(text):
+        text = latex_to_unicode(text)
+        text = SUBSCRIPT_IN_WORD.sub("", text)
+    if "*" in text or "_" in text or "`" in text or "~" in text:
+        text = MARKDOWN.sub("", text)
+    return fold(text)
+
+
+@dataclass
+class Analyzer:
+    """Text to index terms. Stems are cached per word: vocabularies are small, text isn't."""
+
+    stopwords: frozenset[str] = STOPWORDS
+    stem: bool = True
+    language: str = "english"
+    _cache: dict[str, str] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._stemmer = Stemmer.Stemmer(self.language) if self.stem else None
+
+    @property
+    def signature(self) -> str:
+        """Identifies the analyzer's behaviour for the saved-index key."""
+        return (
+            f"v{ANALYZER_VERSION}-stem:{self.language if self.stem else 'none'}"
+            f"-stop:{len(self.stopwords)}"
+        )
+
+    def _pieces(self, text: str) -> list[tuple[str, bool]]:
+        """(word, is the joined whole of a hyphenated word), stopwords dropped, in order."""
+        out: list[tuple[str, bool]] = []
+        stop = self.stopwords
+        for word in WORD.findall(clean(text)):
+            if "-" in word or "‐" in word or "‑" in word:
+                parts = [p for p in HYPHENS.split(word) if p]
+                whole = "".join(parts)
+                if whole not in stop:
+                    out.append((whole, True))
+                out.extend((p, False) for p in parts if p not in stop)
+            elif word not in stop:
+                out.append((word, False))
+        return out
+
+    def words(self, text: str) -> list[str]:
+        """Unstemmed words, hyphenated names whole then by part, stopwords dropped."""
+        return [word for word, _whole in self._pieces(text)]
+
+    def query_terms(self, text: str, whole_weight: float = 1.0) -> tuple[list[str], list[float]]:
+        """The terms of `self(text)`, in the same order, each with a query weight.
+
+        A hyphenated word yields its whole and its parts, which all match the same papers; at
+        weight 1 each the one concept would count two or three times over the other words
+        of the query. `whole_weight` scales the joined whole (1.0 = plain `self(text)`).
+        """
+        pieces = self._pieces(text)
+        return (
+            [self.stem_word(word) for word, _whole in pieces],
+            [whole_weight if whole else 1.0 for _word, whole in pieces],
+        )
+
+    def stem_word(self, word: str) -> str:
+        cached = self._cache.get(word)
+        if cached is None:
+            cached = self._stemmer.stemWord(word) if self._stemmer else word
+            self._cache[word] = cached
+        return cached
+
+    def __call__(self, text: str) -> list[str]:
+        """Index terms of `text`, in order, repeats kept (BM25 counts them)."""
+        words = self.words(text)
+        if self._stemmer is None:
+            return words
+        cache = self._cache
+        missing = [w for w in set(words) if w not in cache]
+        if missing:
+            for word, stem in zip(missing, self._stemmer.stemWords(missing), strict=True):
+                cache[word] = stem
+        return [cache[w] for w in words]
+
+    def token_spans(self, text: str) -> list[tuple[int, int, str]]:
+        """(start, end, term) for each word of `text` as written, for highlighting snippets.
+
+        Works on the original text (no LaTeX conversion) so offsets stay valid; a hyphenated
+        word yields one span per part plus one for the whole.
+        """
+        spans: list[tuple[int, int, str]] = []
+        for match in WORD.finditer(text):
+            word = fold(match.group(0))
+            if "-" in word or "‐" in word or "‑" in word:
+                start = match.start()
+                whole = "".join(p for p in HYPHENS.split(word) if p)
+                if whole not in self.stopwords:
+                    spans.append((match.start(), match.end(), self.stem_word(whole)))
+                for part in HYPHENS.split(match.group(0)):
+                    folded = fold(part)
+                    if folded and folded not in self.stopwords:
+                        spans.append((start, start + len(part), self.stem_word(folded)))
+                    start += len(part) + 1
+            elif word not in self.stopwords:
+                spans.append((match.start(), match.end(), self.stem_word(word)))
+        return spans

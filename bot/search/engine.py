@@ -1,0 +1,467 @@
+"""The one search API every surface uses: Discord cogs, the console, the CLI and evaluation.
+
+`SearchEngine.load(settings)` reads the corpus, then loads the saved index or builds and saves
+it. Queries are parsed (`bot.search.query`), analysed with the same analyzer as the documents,
+scored by the postings index and cut to the requested page by `top_k`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import logging
+import random as random_module
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from bot.config import SearchSettings, Settings
+from bot.search.analyzer import Analyzer, fold
+from bot.search.corpus import LoadReport, load_corpus
+from bot.search.feedback import expand
+from bot.search.index import BM25Index, BM25Params, IndexCacheError, top_k
+from bot.search.models import BadFilter, EmptyQuery, Filters, Hit, Paper, SearchResult, UnknownPaper
+from bot.search.paperstore import PaperStore, StoreError, save_store, storable
+from bot.search.query import merge_filters, parse_query
+from bot.search.snippets import make_snippet
+
+log = logging.getLogger(__name__)
+
+LOADER_VERSION = "1"
+MAX_LIMIT = 100
+DOC_TERMS_CACHE = 4096
+
+
+def doc_text(paper: Paper, title_weight: int = 1) -> str:
+    """What is indexed: the title (repeated `title_weight` times) and the abstract."""
+    return " ".join([paper.title] * max(1, title_weight) + [paper.abstract])
+
+
+def corpus_digest(files: Sequence[Path], exclude_status: Sequence[str]) -> str:
+    digest = hashlib.sha256(f"loader{LOADER_VERSION}|{sorted(exclude_status)}".encode())
+    for path in files:
+        digest.update(str(path.name).encode() + b"\0")
+        with path.open("rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+    return digest.hexdigest()
+
+
+class SearchEngine:
+    def __init__(
+        self,
+        papers: Sequence[Paper],
+        *,
+        analyzer: Analyzer | None = None,
+        settings: SearchSettings | None = None,
+        index: BM25Index | None = None,
+    ) -> None:
+        self.settings = settings or SearchSettings()
+        self.analyzer = analyzer or Analyzer()
+        s = self.settings
+        if isinstance(papers, PaperStore):
+            # A saved store (SearchEngine.load): papers are decoded on access, and the columns
+            # below come ready-made instead of from a pass over every paper.
+            self.papers: Sequence[Paper] = papers
+            self._ids, titles = papers.ids, papers.titles
+            self._venues = list(papers.venues)
+            self._venue_of, self._year_of = papers.venue_of, papers.year_of
+        else:
+            self.papers = list(papers)
+            self._ids = [p.id for p in self.papers]
+            titles = [p.title for p in self.papers]
+            self._venues = sorted({p.venue for p in self.papers})
+            venue_pos = {v: i for i, v in enumerate(self._venues)}
+            self._venue_of = np.array([venue_pos[p.venue] for p in self.papers], dtype=np.int32)
+            self._year_of = np.array([p.year or 0 for p in self.papers], dtype=np.int32)
+        self.index = index or BM25Index.build_parallel(
+            self.papers,
+            lambda p: self.analyzer(doc_text(p, s.title_weight)),
+            BM25Params(s.k1, s.b, s.epsilon),
+        )
+        if self.index.n_docs != len(self.papers):
+            raise ValueError("index and corpus disagree on the number of papers")
+        self._titles = titles
+        self._by_id = dict(zip(self._ids, range(len(self._ids)), strict=True))
+        # Autocomplete scans one folded string with str.find (C speed), not a Python loop.
+        # fold() of an ASCII title is its lowercase: the fast path gives the same string.
+        folded = [t.lower() if t.isascii() else fold(t).replace("\n", " ") for t in titles]
+        self._titles_blob = "\n".join(folded)
+        starts = np.zeros(len(folded), dtype=np.int64)
+        if folded:
+            np.cumsum(
+                np.fromiter(map(len, folded[:-1]), dtype=np.int64, count=len(folded) - 1) + 1,
+                out=starts[1:],
+            )
+        self._title_starts = starts.tolist()
+        self._folded_titles = folded
+        self._title_pos: dict[str, int] = {}
+        for i, title in enumerate(folded):
+            self._title_pos.setdefault(title, i)
+
+    @classmethod
+    def load(cls, settings: Settings) -> SearchEngine:
+        """Load the configured corpus; reuse the saved index when its key still matches."""
+        started = time.perf_counter()
+        files = list(settings.corpus.files)
+        analyzer = Analyzer()
+        report: LoadReport | None = None
+        if not all(Path(f).is_file() for f in files):
+            # Reported (or fatal) there; the key covers the files that are present.
+            report = load_corpus(files, exclude_status=settings.corpus.exclude_status)
+            files = [f for f in files if Path(f).is_file()]
+        s = settings.search
+        params = BM25Params(s.k1, s.b, s.epsilon)
+        expect = {
+            "corpus": corpus_digest(files, settings.corpus.exclude_status),
+            "analyzer": analyzer.signature,
+            "title_weight": s.title_weight,
+            "params": [params.k1, params.b, params.epsilon],
+        }
+        key = hashlib.sha256(repr(sorted(expect.items())).encode()).hexdigest()[:16]
+        folder = settings.corpus.index_dir / key
+        index: BM25Index | None = None
+        store: PaperStore | None = None
+        if folder.exists() and report is None:
+            try:
+                # Memory-mapped: postings pages are read (and count as resident) when touched.
+                index = BM25Index.load(folder, expect, mmap=True)
+                store = PaperStore(folder / "papers", expect)
+                if index.n_docs != len(store):
+                    raise StoreError(
+                        f"{folder}: index holds {index.n_docs} documents, "
+                        f"the paper store {len(store)}"
+                    )
+            except IndexCacheError as exc:
+                log.warning("rebuilding the index: %s", exc)
+                index = None
+            except StoreError as exc:
+                log.info("re-reading the corpus: %s", exc)
+                store = None
+        if store is not None:
+            report = LoadReport(
+                papers=store,
+                files=[Path(f) for f in files],  # type: ignore[arg-type]
+                skipped=store.meta.get("skipped", 0),
+                problems=list(store.meta.get("problems", [])),
+            )
+            for problem in report.problems:
+                log.warning("%s", problem)
+        else:
+            if report is None:
+                report = load_corpus(files, exclude_status=settings.corpus.exclude_status)
+            if index is not None and index.n_docs != len(report.papers):
+                log.warning(
+                    "rebuilding the index: %s holds %d documents, corpus has %d",
+                    folder,
+                    index.n_docs,
+                    len(report.papers),
+                )
+                index = None
+        engine = cls(
+            store if store is not None else report.papers,
+            analyzer=analyzer,
+            settings=s,
+            index=index,
+        )
+        if index is None:
+            try:
+                engine.index.save(folder, expect)
+            except OSError as exc:
+                log.warning("could not save the index to %s: %s", folder, exc)
+        if store is None and folder.exists() and storable(report.papers):
+            try:
+                save_store(
+                    folder / "papers",
+                    report.papers,
+                    dict(expect, skipped=report.skipped, problems=report.problems[:1000]),
+                )
+            except OSError as exc:
+                log.warning("could not save the paper store to %s: %s", folder, exc)
+        log.info(
+            "search engine ready: %d papers, %d terms, %.2fs (%s index)",
+            len(engine.papers),
+            len(engine.index.vocab),
+            time.perf_counter() - started,
+            "saved" if index is not None else "new",
+        )
+        engine.load_report = report
+        return engine
+
+    # -- lookups ----------------------------------------------------------------------------
+
+    def paper(self, ref: str) -> Paper:
+        """Exact id, then an id without its venue prefix, then the title (exact, then prefix)."""
+        ref = (ref or "").strip()
+        if not ref:
+            raise UnknownPaper(ref)
+        pos = self._by_id.get(ref)
+        if pos is not None:
+            return self.papers[pos]
+        suffix = [self.papers[i] for i, pid in enumerate(self._ids) if pid.endswith("/" + ref)]
+        if len(suffix) == 1:
+            return suffix[0]
+        want = fold(ref).rstrip("…").strip()
+        # Titles are searched in the one folded blob: a match at a line start is a prefix.
+        exact = self._title_pos.get(want)
+        if exact is not None:
+            return self.papers[exact]
+        blob, starts = self._titles_blob, self._title_starts
+        prefix: list[int] = [0] if blob.startswith(want) else []
+        at = blob.find("\n" + want)
+        while at >= 0 and len(prefix) < 2:
+            prefix.append(bisect.bisect_right(starts, at + 1) - 1)
+            at = blob.find("\n" + want, at + 1)
+        if len(prefix) == 1 or (prefix and len(want) >= 20):
+            return self.papers[prefix[0]]
+        raise UnknownPaper(ref)
+
+    def venues(self) -> dict[str, int]:
+        counts = np.bincount(self._venue_of, minlength=len(self._venues)).tolist()
+        return dict(zip(self._venues, counts, strict=True))
+
+    def resolve_venues(self, venue: str) -> list[int]:
+        """Positions in `self._venues` matching `venue` (`colm`, `COLM 2025`, `iclr2018`)."""
+        want = fold(venue).replace(" ", "")
+        found = [i for i, v in enumerate(self._venues) if want in fold(v).replace(" ", "")]
+        if not found:
+            known = ", ".join(self._venues)
+            raise BadFilter(f"Unknown venue {venue!r}. Venues in this corpus: {known}.")
+        return found
+
+    def suggest(self, prefix: str, limit: int = 25) -> list[tuple[str, str]]:
+        """(id, title) pairs for autocomplete, from memory only: no paper is decoded or read,
+        so Discord's 3 s autocomplete window is never at risk."""
+        return [(self._ids[i], self._titles[i]) for i in self._complete_positions(prefix, limit)]
+
+    def complete(self, prefix: str, limit: int = 25) -> list[Paper]:
+        """The papers of `suggest`, for surfaces that show more than a title."""
+        return [self.papers[i] for i in self._complete_positions(prefix, limit)]
+
+    def _complete_positions(self, prefix: str, limit: int) -> list[int]:
+        """Title prefix first, then word starts, then inside a title; an exact id first of all."""
+        want = fold(prefix or "").strip()
+        if not want:
+            return list(range(min(limit, len(self._ids))))
+        pos = self._by_id.get(prefix.strip())
+        found: list[int] = [pos] if pos is not None else []
+        blob, starts = self._titles_blob, self._title_starts
+        at = blob.find(want)
+        hits: list[tuple[int, int]] = []
+        seen = set(found)
+        while at >= 0 and len(hits) < limit * 8:
+            doc = bisect.bisect_right(starts, at) - 1
+            if doc not in seen:
+                seen.add(doc)
+                offset = at - starts[doc]
+                rank = 0 if offset == 0 else 1 if not blob[at - 1].isalnum() else 2
+                hits.append((rank, doc))
+            at = blob.find(want, at + 1)
+        hits.sort()
+        found.extend(doc for _rank, doc in hits)
+        return found[:limit]
+
+    def random(self, venue: str | None = None, rng: random_module.Random | None = None) -> Paper:
+        rng = rng or random_module.Random()
+        if venue:
+            allowed = np.flatnonzero(np.isin(self._venue_of, self.resolve_venues(venue)))
+            return self.papers[int(allowed[rng.randrange(len(allowed))])]
+        return self.papers[rng.randrange(len(self.papers))]
+
+    # -- search -----------------------------------------------------------------------------
+
+    def _mask(self, ids: np.ndarray, filters: Filters) -> np.ndarray:
+        keep = np.ones(ids.shape[0], dtype=bool)
+        if filters.venue:
+            keep &= np.isin(self._venue_of[ids], self.resolve_venues(filters.venue))
+        if filters.year:
+            keep &= self._year_of[ids] == filters.year
+        if filters.authors:
+            wanted = [fold(a) for a in filters.authors]
+            for j in np.flatnonzero(keep):
+                names = fold("; ".join(self.papers[int(ids[j])].authors))
+                keep[j] = all(w in names for w in wanted)
+        return keep
+
+    def _without(self, ids: np.ndarray, excludes: Sequence[str]) -> np.ndarray:
+        """Mask of documents containing none of the excluded words (all words of a phrase)."""
+        keep = np.ones(ids.shape[0], dtype=bool)
+        for value in excludes:
+            terms = self.analyzer(value)
+            if not terms:
+                continue
+            has_all = np.ones(ids.shape[0], dtype=bool)
+            for term in set(terms):
+                has_all &= np.isin(ids, self.index.postings(term)[0])
+            keep &= ~has_all
+        return keep
+
+    def _has_phrases(self, ids: np.ndarray, phrases: Sequence[tuple[str, ...]]) -> np.ndarray:
+        keep = np.ones(ids.shape[0], dtype=bool)
+        for phrase in phrases:
+            for term in set(phrase):
+                keep &= np.isin(ids, self.index.postings(term)[0])
+        for j in np.flatnonzero(keep):
+            tokens = self.analyzer(doc_text(self.papers[int(ids[j])]))
+            keep[j] = all(_contains_run(tokens, phrase) for phrase in phrases)
+        return keep
+
+    def _doc_terms(self, doc: int) -> list[str]:
+        """Index terms of one paper, for feedback; cached because top hits repeat."""
+        cache: dict[int, list[str]] = self.__dict__.setdefault("_doc_terms_cache", {})
+        found = cache.get(doc)
+        if found is None:
+            if len(cache) >= DOC_TERMS_CACHE:
+                cache.clear()
+            found = cache[doc] = self.analyzer(
+                doc_text(self.papers[doc], self.settings.title_weight)
+            )
+        return found
+
+    def _run(
+        self,
+        query: str,
+        terms: list[str],
+        limit: int,
+        offset: int,
+        filters: Filters,
+        *,
+        phrases: Sequence[tuple[str, ...]] = (),
+        excludes: Sequence[str] = (),
+        skip: int | None = None,
+        weights: Sequence[float] | None = None,
+        extra: Sequence[str] = (),
+        snippets: bool = True,
+    ) -> SearchResult:
+        """Score, filter and page. `extra` are feedback terms (weighted by `weights`): they
+        rank, and they are highlighted only in hits that contain none of the typed terms."""
+        limit = max(1, min(int(limit), MAX_LIMIT))
+        offset = max(0, int(offset))
+        scored = [*terms, *extra]
+        ids, scores = self.index.score(scored, weights)
+        keep = scores > 0
+        if skip is not None:
+            keep &= ids != skip
+        if excludes:
+            keep &= self._without(ids, excludes)
+        if not filters.is_empty():
+            keep &= self._mask(ids, filters)
+        if phrases:
+            keep &= self._has_phrases(ids, phrases)
+        ids, scores = ids[keep], scores[keep]
+        best_ids, best_scores = top_k(ids, scores, offset + limit)
+        wanted = set(terms)
+        hits = []
+        for rank, (doc, score) in enumerate(
+            zip(best_ids[offset:].tolist(), best_scores[offset:].tolist(), strict=True),
+            start=offset + 1,
+        ):
+            paper = self.papers[doc]
+            snippet = ""
+            if snippets:
+                shown = wanted
+                if extra and wanted.isdisjoint(self._doc_terms(doc)):
+                    shown = set(extra)
+                snippet = make_snippet(paper.abstract, shown, self.analyzer, self.index.term_idf)
+            hits.append(Hit(paper=paper, score=float(score), snippet=snippet, rank=rank))
+        return SearchResult(
+            query=query,
+            hits=hits,
+            total=int(ids.shape[0]),
+            offset=offset,
+            limit=limit,
+            terms=tuple(dict.fromkeys(terms)),
+        )
+
+    def search(
+        self,
+        query: str,
+        limit: int = 10,
+        offset: int = 0,
+        filters: Filters | None = None,
+        *,
+        snippets: bool = True,
+    ) -> SearchResult:
+        """Ranked hits for `query`; raises EmptyQuery when nothing is left to search for.
+
+        With `prf_docs`/`prf_terms`/`prf_weight` set, the query is first widened with words of
+        its best first-pass hits (`bot.search.feedback`); evaluation turns `snippets` off for speed.
+        """
+        parsed = parse_query(query or "")
+        s = self.settings
+        terms, term_weights = self.analyzer.query_terms(parsed.text, s.compound_weight)
+        if not terms:
+            if parsed.text.strip():
+                raise EmptyQuery(
+                    "Nothing to search for: those are all very common words. "
+                    "Try the words that make the paper special."
+                )
+            raise EmptyQuery()
+        merged = merge_filters(parsed.filters, filters)
+        phrases = [tuple(t) for t in (self.analyzer(p) for p in parsed.phrases) if t]
+        # All-1 weights are left out so a plain query scores exactly as rank_bm25 would.
+        weights: Sequence[float] | None = None
+        if any(w != 1.0 for w in term_weights):
+            weights = term_weights
+        extra: tuple[str, ...] = ()
+        if s.prf_docs > 0 and s.prf_terms > 0 and s.prf_weight > 0:
+            ids, scores = self.index.score(terms, weights)
+            expansion = expand(
+                terms,
+                ids,
+                scores,
+                self._doc_terms,
+                docs=s.prf_docs,
+                n_terms=s.prf_terms,
+                weight=s.prf_weight,
+                weights=weights,
+            )
+            extra = expansion.added
+            if extra:
+                weights = expansion.weights
+        return self._run(
+            query,
+            terms,
+            limit,
+            offset,
+            merged,
+            phrases=phrases,
+            excludes=parsed.excludes,
+            weights=weights,
+            extra=extra,
+            snippets=snippets,
+        )
+
+    def similar(self, ref: str, limit: int = 10, offset: int = 0) -> SearchResult:
+        """Papers like `ref`: its own title and abstract as the query, itself left out."""
+        paper = self.paper(ref)
+        terms = self.analyzer(doc_text(paper))
+        return self._run(
+            f"more like: {paper.title}", terms, limit, offset, Filters(), skip=self._by_id[paper.id]
+        )
+
+    def matching_ids(self, query: str) -> list[str]:
+        """Every paper id matching `query` (a daily topic), in corpus order."""
+        result = self.search(query, limit=1)
+        if not result.total:
+            return []
+        parsed = parse_query(query)
+        ids, scores = self.index.score(self.analyzer(parsed.text))
+        keep = scores > 0
+        merged = merge_filters(parsed.filters, None)
+        if not merged.is_empty():
+            keep &= self._mask(ids, merged)
+        if parsed.excludes:
+            keep &= self._without(ids, parsed.excludes)
+        return [self.papers[i].id for i in ids[keep].tolist()]
+
+
+def _contains_run(tokens: Sequence[str], run: Sequence[str]) -> bool:
+    n = len(run)
+    first = run[0]
+    return any(
+        tokens[i] == first and tuple(tokens[i : i + n]) == tuple(run)
+        for i in range(len(tokens) - n + 1)
+    )

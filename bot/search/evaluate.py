@@ -1,0 +1,224 @@
+"""`python -m bot eval --beir DIR`: the bot's own search measured on a BEIR test collection.
+
+The run goes through `SearchEngine.search` — the same query parsing, analyzer, indexed fields,
+BM25 parameters and feedback as `/search` — so the figures describe what people get, not a
+lookalike pipeline. Only snippets are skipped (they do not change the ranking). Metrics follow
+trec_eval (`bot.search.metrics`). Variants for experiments are chosen with `--set key=value` (any
+[search] setting) and `--analyzer`, so every line of docs/search-quality.md has its command.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+
+from bot.config import ConfigError, SearchSettings
+from bot.search.analyzer import STOPWORDS, Analyzer
+from bot.search.corpus import CorpusError, load_file
+from bot.search.metrics import mean_scores
+from bot.search.models import SearchError
+
+log = logging.getLogger(__name__)
+
+DEPTH = 100  # documents retrieved per query: Recall@100 needs the top 100
+ANALYZERS = ("default", "plain", "stopwords", "stem")
+# The [search] settings that change the ranking, echoed with every result.
+RANKING_KEYS = (
+    "k1",
+    "b",
+    "epsilon",
+    "title_weight",
+    "compound_weight",
+    "prf_docs",
+    "prf_terms",
+    "prf_weight",
+)
+
+
+class BeirError(CorpusError):
+    """The folder is not a usable BEIR collection; the message names the file and the reason."""
+
+
+@dataclass(frozen=True, slots=True)
+class BeirSet:
+    corpus: Path
+    queries: dict[str, str]
+    qrels: dict[str, dict[str, int]]
+
+
+@dataclass(slots=True)
+class EvalReport:
+    collection: str
+    split: str
+    settings: dict[str, object]
+    analyzer: str
+    docs: int
+    queries: int
+    scores: dict[str, float]
+    index_seconds: float
+    search_seconds: float
+    failed: int = 0
+    per_query: dict[str, list[str]] = field(default_factory=dict, repr=False)
+
+    @property
+    def ms_per_query(self) -> float:
+        return 1000 * self.search_seconds / self.queries if self.queries else 0.0
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "collection": self.collection,
+            "split": self.split,
+            "analyzer": self.analyzer,
+            "settings": self.settings,
+            "docs": self.docs,
+            "queries": self.queries,
+            "failed_queries": self.failed,
+            **{k: round(v, 4) for k, v in self.scores.items()},
+            "index_seconds": round(self.index_seconds, 3),
+            "search_seconds": round(self.search_seconds, 3),
+            "ms_per_query": round(self.ms_per_query, 3),
+        }
+
+    def text(self) -> str:
+        s = self.scores
+        changed = " ".join(f"{k}={v}" for k, v in self.settings.items())
+        return (
+            f"{self.collection} ({self.split}): {self.docs} docs, {self.queries} queries "
+            f"(analyzer {self.analyzer}: {changed})\n"
+            f"nDCG@10   {s['ndcg@10']:.4f}\n"
+            f"Recall@100 {s['recall@100']:.4f}\n"
+            f"MRR@10    {s['mrr@10']:.4f}\n"
+            f"index {self.index_seconds:.2f}s, search {self.search_seconds:.2f}s "
+            f"({self.ms_per_query:.2f} ms/query)"
+            + (f", {self.failed} queries left nothing to search" if self.failed else "")
+            + "\n"
+        )
+
+
+def read_beir(folder: Path, split: str = "test") -> BeirSet:
+    """corpus.jsonl, queries.jsonl and qrels/<split>.tsv of a BEIR folder; judged queries only."""
+    corpus = folder / "corpus.jsonl"
+    qrels_path = folder / "qrels" / f"{split}.tsv"
+    for path in (corpus, folder / "queries.jsonl", qrels_path):
+        if not path.is_file():
+            raise BeirError(
+                f"{path}: not found (a BEIR folder holds corpus.jsonl, "
+                "queries.jsonl and qrels/<split>.tsv)"
+            )
+    qrels: dict[str, dict[str, int]] = {}
+    with qrels_path.open(encoding="utf-8", newline="") as handle:
+        for line_no, row in enumerate(csv.reader(handle, delimiter="\t"), start=1):
+            if not row or (line_no == 1 and not row[-1].lstrip("-").isdigit()):
+                continue  # blank line, or the header line
+            if len(row) != 3 or not row[2].lstrip("-").isdigit():
+                raise BeirError(f"{qrels_path}:{line_no}: expected query-id, corpus-id, score")
+            qrels.setdefault(row[0], {})[row[1]] = int(row[2])
+    queries: dict[str, str] = {}
+    with (folder / "queries.jsonl").open(encoding="utf-8") as handle:
+        for line_no, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                qid, text = str(record["_id"]), str(record["text"])
+            except (ValueError, KeyError, TypeError) as exc:
+                raise BeirError(f"{folder / 'queries.jsonl'}:{line_no}: {exc}") from exc
+            if qid in qrels:
+                queries[qid] = text
+    missing = sorted(set(qrels) - set(queries))
+    if missing:
+        raise BeirError(
+            f"{qrels_path}: {len(missing)} judged queries missing from "
+            f"queries.jsonl (first: {missing[0]})"
+        )
+    return BeirSet(corpus, queries, qrels)
+
+
+def make_analyzer(name: str) -> Analyzer:
+    """The analyzer variants compared in docs/search-quality.md; `default` is the bot's."""
+    if name == "default":
+        return Analyzer()
+    if name == "plain":
+        return Analyzer(stopwords=frozenset(), stem=False)
+    if name == "stopwords":
+        return Analyzer(stopwords=STOPWORDS, stem=False)
+    if name == "stem":
+        return Analyzer(stopwords=frozenset(), stem=True)
+    raise ValueError(f"unknown analyzer {name!r}; choose one of {', '.join(ANALYZERS)}")
+
+
+def apply_overrides(settings: SearchSettings, pairs: Sequence[str]) -> SearchSettings:
+    """`key=value` strings applied to [search] settings, typed like the settings file."""
+    known = {f.name: f for f in fields(SearchSettings)}
+    changes: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        key = key.strip()
+        if not sep or key not in known:
+            raise ConfigError(
+                f"--set {pair!r}: expected KEY=VALUE with KEY one of " + ", ".join(known)
+            )
+        default = getattr(SearchSettings(), key)
+        try:
+            changes[key] = int(raw) if isinstance(default, int) else float(raw)
+        except ValueError as exc:
+            raise ConfigError(f"--set {pair!r}: {key} must be a number") from exc
+    return replace(settings, **changes)
+
+
+def run_queries(
+    engine: object, queries: Mapping[str, str], depth: int = DEPTH
+) -> tuple[dict[str, list[str]], float, int]:
+    """Ranked paper ids per query through `engine.search`; seconds spent; empty queries."""
+    run: dict[str, list[str]] = {}
+    failed = 0
+    started = time.perf_counter()
+    for qid, text in queries.items():
+        try:
+            result = engine.search(text, limit=depth, snippets=False)  # type: ignore[attr-defined]
+        except SearchError as exc:
+            log.info("query %s left nothing to search (%s)", qid, exc)
+            failed += 1
+            run[qid] = []
+            continue
+        run[qid] = [hit.paper.id for hit in result.hits]
+    return run, time.perf_counter() - started, failed
+
+
+def evaluate(
+    folder: Path,
+    split: str = "test",
+    settings: SearchSettings | None = None,
+    analyzer: str = "default",
+) -> EvalReport:
+    """Index the collection as the bot would, run every judged query, score the run."""
+    from bot.search.engine import SearchEngine
+
+    settings = settings or SearchSettings()
+    data = read_beir(folder, split)
+    started = time.perf_counter()
+    report = load_file(data.corpus, exclude_status=())
+    for problem in report.problems[:5]:
+        log.warning("%s", problem)
+    engine = SearchEngine(report.papers, analyzer=make_analyzer(analyzer), settings=settings)
+    index_seconds = time.perf_counter() - started
+    run, seconds, failed = run_queries(engine, data.queries)
+    used = {name: getattr(settings, name) for name in RANKING_KEYS}
+    return EvalReport(
+        collection=folder.name,
+        split=split,
+        settings=used,
+        analyzer=analyzer,
+        docs=len(report.papers),
+        queries=len(data.queries),
+        scores=mean_scores(run, data.qrels),
+        index_seconds=index_seconds,
+        search_seconds=seconds,
+        failed=failed,
+        per_query=run,
+    )

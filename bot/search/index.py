@@ -1,0 +1,410 @@
+"""BM25Okapi over postings: the exact scores of `rank_bm25.BM25Okapi`, without its full scan.
+
+`rank_bm25.get_scores` walks every document for every query term. Here each term keeps a
+postings list (doc ids, term frequencies), so a query touches only the documents that contain
+its terms; per-document length normalisation is precomputed once. The arithmetic follows
+rank_bm25 operation for operation, so scores agree to float rounding (tests check 1e-9).
+
+Scoring (`score`), top-k selection (`top_k`) and persistence (`save` / `load`) are separate
+pieces: search composes them, benchmarks and parity tests call them directly.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import multiprocessing as mp
+import os
+from array import array
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple, TypeVar
+
+import numpy as np
+
+from bot.search.savedfiles import atomic_folder, file_digest, read_meta
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+INDEX_FORMAT = 2
+MAX_TF = np.iinfo(np.uint16).max
+_ARRAYS = ("indptr", "doc_ids", "tfs", "doc_len", "sat")
+# Dense accumulation once the postings touched reach 1/_DENSE_RATIO of the documents.
+_DENSE_RATIO = 8
+
+
+@dataclass(frozen=True, slots=True)
+class BM25Params:
+    k1: float = 1.5
+    b: float = 0.75
+    epsilon: float = 0.25
+
+
+class IndexCacheError(Exception):
+    """A saved index is missing, stale or damaged; the caller rebuilds it."""
+
+
+class BM25Index:
+    """Term postings in CSR form: term t's documents are `doc_ids[indptr[t]:indptr[t+1]]`."""
+
+    def __init__(
+        self,
+        vocab: dict[str, int],
+        indptr: np.ndarray,
+        doc_ids: np.ndarray,
+        tfs: np.ndarray,
+        doc_len: np.ndarray,
+        params: BM25Params,
+        sat: np.ndarray | None = None,
+    ) -> None:
+        self.vocab = vocab
+        self.indptr = indptr
+        self.doc_ids = doc_ids
+        self.tfs = tfs
+        self.doc_len = doc_len
+        self.params = params
+        self.n_docs = int(doc_len.shape[0])
+        self.avgdl = float(doc_len.sum()) / self.n_docs if self.n_docs else 0.0
+        df = np.diff(indptr).astype(np.float64)
+        self.idf = _okapi_idf(df, self.n_docs, params.epsilon)
+        p = params
+        # rank_bm25: q_freq + k1 * (1 - b + b * doc_len / avgdl), per document, computed once.
+        safe_avgdl = self.avgdl or 1.0
+        self.norm = p.k1 * (1 - p.b + p.b * doc_len.astype(np.float64) / safe_avgdl)
+        # Per posting, rank_bm25's tf * (k1 + 1) / (tf + norm[doc]) (float64, same operations):
+        # a query then costs one multiply by idf and one scatter-add per postings list. Saved
+        # with the index and memory-mapped on load, so it costs no start-up and no private RSS.
+        self.sat = sat if sat is not None else _saturation(tfs, doc_ids, self.norm, p.k1)
+
+    # -- building ---------------------------------------------------------------------------
+
+    @classmethod
+    def build(cls, docs: Iterable[Sequence[str]], params: BM25Params | None = None) -> BM25Index:
+        """Index tokenised documents (lists of terms, repeats counted), in corpus order."""
+        return cls._merge([_partial(docs)], params or BM25Params())
+
+    @classmethod
+    def build_parallel(
+        cls,
+        items: Sequence[T],
+        tokenize: Callable[[T], Sequence[str]],
+        params: BM25Params | None = None,
+        *,
+        workers: int | None = None,
+    ) -> BM25Index:
+        """`build(tokenize(x) for x in items)`, tokenising chunks in forked worker processes.
+
+        Tokenising is most of the build time (the analyzer stems every word), so large corpora
+        are split into chunks of consecutive documents; each worker returns a partial index and
+        the partials are merged in corpus order. The result is identical to `build`, term ids
+        included. Small corpora, one core, or no `fork` (or a daemonic caller) build serially.
+        """
+        params = params or BM25Params()
+        n = len(items)
+        workers = workers or _cpu_count()
+        if (
+            workers < 2
+            or n < PARALLEL_MIN_DOCS
+            or "fork" not in mp.get_all_start_methods()
+            or mp.current_process().daemon
+        ):
+            return cls.build((tokenize(x) for x in items), params)
+        global _JOB
+        chunk = max(1000, min(PARALLEL_CHUNK, -(-n // workers)))
+        bounds = [(a, min(n, a + chunk)) for a in range(0, n, chunk)]
+        _JOB = (items, tokenize)
+        try:
+            with mp.get_context("fork").Pool(workers) as pool:
+                partials = pool.map(_build_chunk, bounds, chunksize=1)
+        finally:
+            _JOB = None
+        return cls._merge(partials, params)
+
+    @classmethod
+    def _merge(cls, partials: Sequence[_Partial], params: BM25Params) -> BM25Index:
+        """Partial indexes of consecutive document ranges into one, in corpus order."""
+        vocab: dict[str, int] = {}
+        maps = []
+        for part in partials:
+            maps.append(
+                np.fromiter(
+                    (vocab.setdefault(t, len(vocab)) for t in part.terms),
+                    dtype=np.int64,
+                    count=len(part.terms),
+                )
+            )
+        df = np.zeros(len(vocab), dtype=np.int64)
+        for gmap, part in zip(maps, partials, strict=True):
+            df[gmap] += np.diff(part.indptr)  # a chunk's terms are distinct: no lost updates
+        indptr = np.zeros(len(vocab) + 1, dtype=np.int64)
+        np.cumsum(df, out=indptr[1:])
+        nnz = int(indptr[-1])
+        doc_ids = np.empty(nnz, dtype=np.int32)
+        tfs = np.empty(nnz, dtype=np.uint16)
+        cursor = indptr[:-1].copy()
+        first_doc = 0
+        for gmap, part in zip(maps, partials, strict=True):
+            counts = np.diff(part.indptr)
+            within = np.arange(part.doc_ids.shape[0]) - np.repeat(part.indptr[:-1], counts)
+            dest = cursor[np.repeat(gmap, counts)] + within
+            doc_ids[dest] = part.doc_ids + first_doc
+            tfs[dest] = part.tfs
+            cursor[gmap] += counts
+            first_doc += part.lengths.shape[0]
+        lengths = (
+            np.concatenate([p.lengths for p in partials]) if partials else np.empty(0, np.uint32)
+        )
+        return cls(vocab, indptr, doc_ids, tfs, lengths.astype(np.uint32, copy=False), params)
+
+    # -- scoring ----------------------------------------------------------------------------
+
+    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        tid = self.vocab.get(term)
+        if tid is None:
+            return np.empty(0, np.int32), np.empty(0, np.uint16)
+        start, end = self.indptr[tid], self.indptr[tid + 1]
+        return self.doc_ids[start:end], self.tfs[start:end]
+
+    def term_idf(self, term: str) -> float:
+        tid = self.vocab.get(term)
+        return 0.0 if tid is None else float(self.idf[tid])
+
+    def score(
+        self, terms: Sequence[str], weights: Sequence[float] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(doc ids ascending, scores) of the documents a query term gives a non-zero score.
+
+        Repeated query terms count again, as in rank_bm25. `weights` scales each term's
+        contribution (1.0 when omitted; query expansion uses lower weights). Every document
+        containing a query term is returned except one whose total is exactly 0.0, which no
+        caller keeps (only positive scores rank).
+
+        Each document's score is accumulated term by term in query order, starting from 0.0,
+        with rank_bm25's float64 operations: the sums are bit-identical to `get_scores`. Few
+        postings are merged sparsely (sort + scatter); many are added into a dense buffer of
+        one float per document, which is cheaper than sorting them.
+        """
+        parts: list[tuple[np.ndarray, np.ndarray]] = []
+        touched = 0
+        idf, indptr = self.idf, self.indptr
+        for i, term in enumerate(terms):
+            tid = self.vocab.get(term)
+            if tid is None:
+                continue
+            start, end = int(indptr[tid]), int(indptr[tid + 1])
+            if start == end:
+                continue
+            ids = self.doc_ids[start:end]
+            contrib = self.sat[start:end] * idf[tid]
+            if weights is not None and weights[i] != 1.0:
+                contrib *= weights[i]
+            parts.append((ids, contrib))
+            touched += end - start
+        if not parts:
+            return np.empty(0, np.int32), np.empty(0, np.float64)
+        if len(parts) == 1:
+            ids, contrib = parts[0]
+            keep = contrib != 0
+            return np.asarray(ids[keep], dtype=np.int32), contrib[keep]
+        all_ids = np.concatenate([ids for ids, _contrib in parts])
+        if touched * _DENSE_RATIO >= self.n_docs:
+            # bincount adds the weights in array order: per document, term by term from 0.0.
+            dense = np.bincount(
+                all_ids, weights=np.concatenate([c for _ids, c in parts]), minlength=self.n_docs
+            )
+            mask = dense != 0
+            return np.flatnonzero(mask).astype(np.int32), dense[mask]
+        uniq, inverse = np.unique(all_ids, return_inverse=True)
+        totals = np.zeros(uniq.shape[0], dtype=np.float64)
+        offset = 0
+        for _ids, contrib in parts:
+            n = contrib.shape[0]
+            totals[inverse[offset : offset + n]] += contrib
+            offset += n
+        keep = totals != 0
+        return uniq[keep].astype(np.int32), totals[keep]
+
+    def get_scores(self, terms: Sequence[str]) -> np.ndarray:
+        """Dense scores for every document, as `rank_bm25.BM25Okapi.get_scores` returns."""
+        dense = np.zeros(self.n_docs, dtype=np.float64)
+        ids, scores = self.score(terms)
+        dense[ids] = scores
+        return dense
+
+    # -- persistence ------------------------------------------------------------------------
+
+    def save(self, folder: Path, meta: dict) -> None:
+        """Write into a temporary folder, then rename: a crash never leaves half an index."""
+        with atomic_folder(folder) as tmp:
+            digests = {}
+            for name in _ARRAYS:
+                path = tmp / f"{name}.npy"
+                np.save(path, np.ascontiguousarray(getattr(self, name)))
+                digests[name] = file_digest(path)
+            terms = sorted(self.vocab, key=self.vocab.__getitem__)
+            vocab_path = tmp / "vocab.txt"
+            vocab_path.write_text("\n".join(terms), encoding="utf-8")
+            digests["vocab"] = file_digest(vocab_path)
+            full_meta = dict(
+                meta,
+                format=INDEX_FORMAT,
+                n_docs=self.n_docs,
+                n_terms=len(self.vocab),
+                digests=digests,
+                params=[self.params.k1, self.params.b, self.params.epsilon],
+            )
+            (tmp / "meta.json").write_text(json.dumps(full_meta, indent=1), encoding="utf-8")
+
+    @classmethod
+    def load(cls, folder: Path, expect: dict, *, mmap: bool = False) -> BM25Index:
+        """Load a saved index whose meta matches `expect`; raise IndexCacheError otherwise."""
+        meta = read_meta(folder, "index", INDEX_FORMAT, expect, IndexCacheError)
+        digests = meta.get("digests", {})
+        arrays = {}
+        try:
+            for name in (*_ARRAYS, "vocab"):
+                path = folder / (f"{name}.npy" if name != "vocab" else "vocab.txt")
+                if file_digest(path) != digests.get(name):
+                    raise IndexCacheError(f"{folder}: {path.name} is damaged (checksum)")
+                if name != "vocab":
+                    arrays[name] = np.load(
+                        path, mmap_mode="r" if mmap else None, allow_pickle=False
+                    )
+            text = (folder / "vocab.txt").read_text(encoding="utf-8")
+        except (OSError, ValueError) as exc:
+            raise IndexCacheError(f"{folder}: cannot read index ({exc})") from exc
+        terms = text.split("\n") if text else []
+        vocab = {term: i for i, term in enumerate(terms)}
+        indptr = arrays["indptr"]
+        if (
+            len(vocab) != meta.get("n_terms")
+            or indptr.shape[0] != len(vocab) + 1
+            or arrays["doc_len"].shape[0] != meta.get("n_docs")
+            or int(indptr[-1]) != arrays["doc_ids"].shape[0]
+        ):
+            raise IndexCacheError(f"{folder}: arrays do not fit together")
+        params = BM25Params(*meta["params"])
+        if arrays["sat"].shape != arrays["doc_ids"].shape:
+            raise IndexCacheError(f"{folder}: arrays do not fit together")
+        return cls(
+            vocab,
+            indptr,
+            arrays["doc_ids"],
+            arrays["tfs"],
+            arrays["doc_len"],
+            params,
+            sat=arrays["sat"],
+        )
+
+
+PARALLEL_MIN_DOCS = 20_000
+PARALLEL_CHUNK = 25_000
+_JOB: tuple[Sequence, Callable] | None = None  # what forked build workers tokenise
+
+
+class _Partial(NamedTuple):
+    """The index of a run of consecutive documents, with its own term ids (`terms` order)."""
+
+    terms: list[str]
+    indptr: np.ndarray
+    doc_ids: np.ndarray
+    tfs: np.ndarray
+    lengths: np.ndarray
+
+
+def _partial(docs: Iterable[Sequence[str]]) -> _Partial:
+    vocab: dict[str, int] = {}
+    term_ids = array("I")
+    counts = array("I")
+    uniques = array("I")
+    lengths = array("I")
+    for tokens in docs:
+        counter = Counter(tokens)
+        lengths.append(len(tokens))
+        uniques.append(len(counter))
+        for term, count in counter.items():
+            tid = vocab.get(term)
+            if tid is None:
+                tid = vocab[term] = len(vocab)
+            term_ids.append(tid)
+            counts.append(count)
+    n_docs = len(lengths)
+    t = np.frombuffer(term_ids, dtype=np.uint32)
+    c = np.minimum(np.frombuffer(counts, dtype=np.uint32), MAX_TF).astype(np.uint16)
+    d = np.repeat(np.arange(n_docs, dtype=np.int32), np.frombuffer(uniques, dtype=np.uint32))
+    order = np.argsort(t, kind="stable")  # stable: each postings list stays in corpus order
+    indptr = np.zeros(len(vocab) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(t, minlength=len(vocab)), out=indptr[1:])
+    return _Partial(
+        list(vocab), indptr, d[order], c[order], np.frombuffer(lengths, dtype=np.uint32).copy()
+    )
+
+
+def _build_chunk(bounds: tuple[int, int]) -> _Partial:
+    assert _JOB is not None, "build worker started without a job"
+    items, tokenize = _JOB
+    start, end = bounds
+    return _partial(tokenize(items[i]) for i in range(start, end))
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def _saturation(tfs: np.ndarray, doc_ids: np.ndarray, norm: np.ndarray, k1: float) -> np.ndarray:
+    """tf * (k1 + 1) / (tf + norm[doc]) for every posting, in blocks (small temporaries)."""
+    out = np.empty(tfs.shape[0], dtype=np.float64)
+    k1p1 = k1 + 1
+    step = 1 << 20
+    for a in range(0, tfs.shape[0], step):
+        tf = tfs[a : a + step].astype(np.float64)
+        block = tf * k1p1
+        block /= tf + norm[doc_ids[a : a + step]]
+        out[a : a + step] = block
+    return out
+
+
+def _okapi_idf(df: np.ndarray, n_docs: int, epsilon: float) -> np.ndarray:
+    """rank_bm25's idf: log((N - n + 0.5) / (n + 0.5)), negatives floored at eps * mean idf."""
+    if df.size == 0:
+        return df
+    idf = np.log(n_docs - df + 0.5) - np.log(df + 0.5)
+    average = float(idf.sum()) / idf.size
+    idf[idf < 0] = epsilon * average
+    return idf
+
+
+def top_k(doc_ids: np.ndarray, scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The k best (doc id, score) pairs, best first; equal scores keep corpus order.
+
+    Selection is O(n) (a partition around the k-th score), then only the k winners are sorted.
+    Documents scoring 0 or less are never returned: they did not match.
+    """
+    keep = scores > 0
+    if not keep.all():
+        doc_ids, scores = doc_ids[keep], scores[keep]
+    n = scores.shape[0]
+    if k <= 0 or n == 0:
+        return doc_ids[:0], scores[:0]
+    if n > 64 * k:
+        # The k-th best of every 16th score is at most the k-th best of all: keeping the
+        # scores >= it keeps every winner (and its ties), and the partition below gets small.
+        sample = scores[::16]
+        floor = np.partition(sample, sample.shape[0] - k)[sample.shape[0] - k]
+        candidates = np.flatnonzero(scores >= floor)
+        doc_ids, scores = doc_ids[candidates], scores[candidates]
+        n = scores.shape[0]
+    if n > k:
+        threshold = np.partition(scores, n - k)[n - k]
+        above = scores > threshold
+        ties = np.flatnonzero(scores == threshold)[: k - int(above.sum())]
+        chosen = np.concatenate([np.flatnonzero(above), ties])
+        doc_ids, scores = doc_ids[chosen], scores[chosen]
+    order = np.lexsort((doc_ids, -scores))
+    return doc_ids[order], scores[order]

@@ -1,0 +1,120 @@
+"""Plain records shared by every layer, so no layer needs to import another's internals.
+
+Nothing here imports `discord`: the search core and the console use these records too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A URL attached to a paper. `kind` is one of: page, pdf, code, project, other."""
+
+    kind: str
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
+class Paper:
+    """One paper as loaded from a corpus file; immutable so an index can share it safely."""
+
+    id: str
+    title: str
+    abstract: str
+    venue: str
+    year: int | None = None
+    authors: tuple[str, ...] = ()
+    links: tuple[Link, ...] = ()
+    status: str | None = None
+    keywords: tuple[str, ...] = ()
+    # True when the title is a headline we derived from the abstract (the seed has no titles):
+    # renderers may mark it so nobody mistakes it for the authors' own title.
+    title_derived: bool = False
+
+    def link(self, kind: str) -> str | None:
+        for link in self.links:
+            if link.kind == kind:
+                return link.url
+        return None
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "title_derived": self.title_derived,
+            "venue": self.venue,
+            "year": self.year,
+            "authors": list(self.authors),
+            "status": self.status,
+            "keywords": list(self.keywords),
+            "abstract": self.abstract,
+            "links": [{"kind": link.kind, "url": link.url} for link in self.links],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """A ranked paper: `snippet` is one or two abstract sentences, matched words in **bold**."""
+
+    paper: Paper
+    score: float
+    snippet: str
+    rank: int
+
+    def to_json(self) -> dict:
+        data = self.paper.to_json()
+        data["score"] = self.score
+        data["snippet"] = self.snippet
+        data["rank"] = self.rank
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """Restrictions on a search, matched case-insensitively (venue and author by substring)."""
+
+    venue: str | None = None
+    year: int | None = None
+    authors: tuple[str, ...] = ()
+
+    def is_empty(self) -> bool:
+        return self.venue is None and self.year is None and not self.authors
+
+
+@dataclass(slots=True)
+class SearchResult:
+    """One page of hits plus how many papers matched in all (for "page 1/N · M matches")."""
+
+    query: str
+    hits: list[Hit]
+    total: int
+    offset: int = 0
+    limit: int = 10
+    terms: tuple[str, ...] = field(default=())
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.limit)) if self.limit else 1
+
+
+class SearchError(ValueError):
+    """A problem with what the user asked for; its message is safe and meant to be shown to them."""
+
+
+class EmptyQuery(SearchError):
+    def __init__(self, message: str = "") -> None:
+        super().__init__(message or "Nothing to search for: type a few words about the paper.")
+
+
+class UnknownPaper(SearchError):
+    def __init__(self, ref: str) -> None:
+        super().__init__(
+            f"No such paper: {ref!r}. Try /search, or pick a title from the suggestions."
+        )
+        self.ref = ref
+
+
+class BadFilter(SearchError):
+    """An unknown venue or an impossible year; the message lists what would work."""

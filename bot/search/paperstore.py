@@ -1,0 +1,171 @@
+"""The parsed corpus saved next to the index, so a restart neither re-parses JSON nor keeps
+every abstract in memory.
+
+`PaperStore` is a `Sequence[Paper]` over one file of compact JSON records (one per
+paper, found by offset): `store[i]` decodes paper i when it is asked for (a few microseconds),
+so the process holds only what every request needs — ids, titles, venues and years — and the
+abstracts stay on disk (in the page cache) until a hit shows them. Recently built papers are
+kept, so `store[i] is store[i]` while i is in use.
+
+Written atomically (a temporary folder renamed into place), keyed like the index it sits in.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import overload
+
+import numpy as np
+
+from bot.search.models import Link, Paper
+from bot.search.savedfiles import atomic_folder, read_meta
+
+STORE_FORMAT = 1
+_RECENT = 4096
+
+
+class StoreError(Exception):
+    """A saved paper store is missing, stale or damaged; the caller re-reads the corpus."""
+
+
+def _record(paper: Paper) -> bytes:
+    return json.dumps(
+        [
+            paper.id,
+            paper.title,
+            paper.abstract,
+            paper.venue,
+            paper.year,
+            list(paper.authors),
+            [[link.kind, link.url] for link in paper.links],
+            paper.status,
+            list(paper.keywords),
+            paper.title_derived,
+        ],
+        ensure_ascii=False,
+        separators=(",", ":"),
+    ).encode("utf-8")
+
+
+def _paper(raw: bytes) -> Paper:
+    (pid, title, abstract, venue, year, authors, links, status, keywords, derived) = json.loads(raw)
+    return Paper(
+        id=pid,
+        title=title,
+        abstract=abstract,
+        venue=venue,
+        year=year,
+        authors=tuple(authors),
+        links=tuple(Link(k, u) for k, u in links),
+        status=status,
+        keywords=tuple(keywords),
+        title_derived=derived,
+    )
+
+
+def storable(papers: Sequence[Paper]) -> bool:
+    """Ids and titles are saved one per line: a line break in one rules the store out."""
+    return not any(
+        "\n" in p.id or "\n" in p.title or "\r" in p.id or "\r" in p.title for p in papers
+    )
+
+
+def save_store(folder: Path, papers: Sequence[Paper], meta: dict) -> None:
+    with atomic_folder(folder) as tmp:
+        offsets = np.zeros(len(papers) + 1, dtype=np.int64)
+        with (tmp / "records.bin").open("wb") as handle:
+            for i, paper in enumerate(papers):
+                offsets[i + 1] = offsets[i] + handle.write(_record(paper))
+        np.save(tmp / "offsets.npy", offsets)
+        (tmp / "ids.txt").write_text("\n".join(p.id for p in papers), encoding="utf-8")
+        (tmp / "titles.txt").write_text("\n".join(p.title for p in papers), encoding="utf-8")
+        venues = sorted({p.venue for p in papers})
+        pos = {v: i for i, v in enumerate(venues)}
+        np.save(tmp / "venue_of.npy", np.array([pos[p.venue] for p in papers], dtype=np.int32))
+        np.save(tmp / "year_of.npy", np.array([p.year or 0 for p in papers], dtype=np.int32))
+        full = dict(
+            meta,
+            format=STORE_FORMAT,
+            n_papers=len(papers),
+            venues=venues,
+            records_bytes=int(offsets[-1]),
+        )
+        (tmp / "meta.json").write_text(json.dumps(full, indent=1), encoding="utf-8")
+
+
+class PaperStore(Sequence[Paper]):
+    """Papers of a saved store, built on access; columns for search kept in memory."""
+
+    def __init__(self, folder: Path, expect: dict) -> None:
+        meta = read_meta(folder, "paper store", STORE_FORMAT, expect, StoreError)
+        n = meta.get("n_papers")
+        try:
+            self.offsets = np.load(folder / "offsets.npy", allow_pickle=False)
+            self.ids = (folder / "ids.txt").read_text(encoding="utf-8").split("\n")
+            self.titles = (folder / "titles.txt").read_text(encoding="utf-8").split("\n")
+            self.venue_of = np.load(folder / "venue_of.npy", allow_pickle=False)
+            self.year_of = np.load(folder / "year_of.npy", allow_pickle=False)
+            path = folder / "records.bin"
+            size = path.stat().st_size
+            if size != meta.get("records_bytes"):
+                raise StoreError(
+                    f"{folder}: records.bin is {size} bytes, expected {meta.get('records_bytes')}"
+                )
+            # Read with pread, not mmap: a mapped file's pages count as this process's RSS,
+            # and the kernel maps whole neighbourhoods (fault-around) on every access.
+            self._file = path.open("rb")
+        except (OSError, ValueError) as exc:
+            raise StoreError(f"{folder}: cannot read paper store ({exc})") from exc
+        self.venues: list[str] = meta.get("venues", [])
+        if not (
+            len(self.ids)
+            == len(self.titles)
+            == self.venue_of.shape[0]
+            == self.year_of.shape[0]
+            == self.offsets.shape[0] - 1
+            == n
+        ) or (n and int(self.offsets[-1]) != size):
+            raise StoreError(f"{folder}: store files do not fit together")
+        self.meta = meta
+        self._lock = threading.Lock()
+        self._recent: dict[int, Paper] = {}
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @overload
+    def __getitem__(self, i: int) -> Paper: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Paper]: ...
+
+    def __getitem__(self, i: int | slice) -> Paper | list[Paper]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        n = len(self.ids)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("paper index out of range")
+        paper = self._recent.get(i)
+        if paper is None:
+            if len(self._recent) >= _RECENT:
+                self._recent.clear()
+            start, end = int(self.offsets[i]), int(self.offsets[i + 1])
+            paper = self._recent[i] = _paper(self._read(start, end))
+        return paper
+
+    def __iter__(self) -> Iterator[Paper]:
+        offsets = self.offsets.tolist()
+        for i in range(len(self.ids)):
+            yield _paper(self._read(offsets[i], offsets[i + 1]))
+
+    def _read(self, start: int, end: int) -> bytes:
+        if hasattr(os, "pread"):
+            return os.pread(self._file.fileno(), end - start, start)
+        with self._lock:  # no pread (Windows): seek + read, one reader at a time
+            self._file.seek(start)
+            return self._file.read(end - start)

@@ -1,0 +1,115 @@
+"""Plain records of the daily feature: a server's schedule, its pool state, and one day's pick.
+
+They live apart from `bot.storage.sqlite` (which builds them from rows) so the scheduler, the cog
+and
+the status renderer can use them without importing the database layer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Schedule:
+    """One server's daily-post settings. `start_date` is the first local date eligible to post."""
+
+    guild_id: int
+    channel_id: int
+    time: str
+    timezone: str
+    topic: str | None
+    enabled: bool
+    stopped_reason: str | None
+    start_date: str
+    updated_at: datetime
+
+    @property
+    def active(self) -> bool:
+        return self.enabled and self.stopped_reason is None
+
+
+@dataclass(frozen=True, slots=True)
+class PoolState:
+    """Where a server's draw stands: the shuffle is a pure function of (seed, epoch).
+
+    `drawn` holds the papers already drawn in this epoch; `last_paper` is the newest pick's.
+    """
+
+    guild_id: int
+    seed: int
+    epoch: int
+    drawn: frozenset[str] = frozenset()
+    last_paper: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Pick:
+    """The paper chosen for (guild, local date) and how far posting it has got."""
+
+    guild_id: int
+    local_date: str
+    paper_id: str
+    epoch: int
+    marker: str
+    state: str
+    channel_id: int | None
+    message_id: int | None
+    attempts: int
+    error: str | None
+    next_attempt_at: datetime | None
+    first_attempt_at: datetime | None
+    created_at: datetime
+    updated_at: datetime
+    sent_at: datetime | None
+
+    @property
+    def jump_url(self) -> str | None:
+        """A link to the posted message, for /daily status."""
+        if self.message_id is None or self.channel_id is None:
+            return None
+        return f"https://discord.com/channels/{self.guild_id}/{self.channel_id}/{self.message_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class DailyStatus:
+    """Everything /daily status shows for one server."""
+
+    guild_id: int
+    schedule: Schedule | None
+    next_post_utc: datetime | None
+    next_post_local: datetime | None
+    last_post: Pick | None
+    today: Pick | None
+    pool_size: int | None
+    remaining: int | None
+    pool_error: str | None
+
+    @property
+    def state(self) -> str:
+        """'unset', 'off', 'stopped' (see `stopped_reason`) or 'on'."""
+        if self.schedule is None:
+            return "unset"
+        if not self.schedule.enabled:
+            return "off"
+        return "stopped" if self.schedule.stopped_reason else "on"
+
+    @property
+    def channel_id(self) -> int | None:
+        return self.schedule.channel_id if self.schedule else None
+
+    @property
+    def stopped_reason(self) -> str | None:
+        return self.schedule.stopped_reason if self.schedule else None
+
+
+@dataclass(frozen=True, slots=True)
+class PostOutcome:
+    """What one `run_due` step did for one server (logged; asserted by tests)."""
+
+    guild_id: int
+    local_date: date
+    result: str  # sent | found | retry | failed | stopped | resolved
+    paper_id: str | None = None
+    detail: str | None = None

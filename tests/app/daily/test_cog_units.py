@@ -1,0 +1,98 @@
+"""The daily pieces that need no Discord: error classification, the post embed, zone search."""
+
+from __future__ import annotations
+
+from datetime import date
+from types import SimpleNamespace
+
+import aiohttp
+import discord
+import pytest
+
+from bot.app import limits
+from bot.app.cogs.daily.cog import zone_choices
+from bot.app.cogs.daily.embeds import daily_embed
+from bot.app.cogs.daily.poster import classify, missing_permissions
+from bot.daily.rules import PermanentPostError, TransientPostError
+from bot.search.models import Link, Paper
+
+
+def http_error(
+    kind: type[discord.HTTPException],
+    status: int,
+    code: int = 0,
+    headers: dict[str, str] | None = None,
+) -> discord.HTTPException:
+    response = SimpleNamespace(status=status, reason="x", headers=headers or {})
+    return kind(response, {"code": code, "message": "from Discord"})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("error", "kind", "words"),
+    [
+        (http_error(discord.NotFound, 404, 10003), PermanentPostError, "was deleted"),
+        (http_error(discord.NotFound, 404, 10004), PermanentPostError, "could not find"),
+        (http_error(discord.Forbidden, 403, 50013), PermanentPostError, "not allowed to post"),
+        (http_error(discord.Forbidden, 403, 50001), PermanentPostError, "can no longer see"),
+        (http_error(discord.DiscordServerError, 502), TransientPostError, "server error 502"),
+        (http_error(discord.HTTPException, 503), TransientPostError, "answered 503"),
+        (discord.RateLimited(42.0), TransientPostError, "rate limited"),
+        (TimeoutError(), TransientPostError, "in time"),
+        (aiohttp.ClientConnectionError("reset"), TransientPostError, "network error"),
+        (ConnectionResetError(104, "reset"), TransientPostError, "network error"),
+    ],
+)
+def test_classify(error: BaseException, kind: type[Exception], words: str) -> None:
+    mapped = classify(error, 123)
+    assert isinstance(mapped, kind) and words in str(mapped)
+    if isinstance(mapped, PermanentPostError):
+        assert "<#123>" in mapped.reason
+
+
+def test_classify_keeps_retry_after_and_leaves_our_bugs_alone() -> None:
+    cloudflare = http_error(discord.HTTPException, 429, headers={"Retry-After": "12.5"})
+    mapped = classify(cloudflare, 1)
+    assert isinstance(mapped, TransientPostError) and mapped.retry_after == 12.5
+    assert classify(discord.RateLimited(42.0), 1).retry_after == 42.0  # type: ignore[union-attr]
+    assert classify(http_error(discord.HTTPException, 400, 50035), 1) is None  # invalid body
+    assert classify(ValueError("bug"), 1) is None
+
+
+def test_missing_permissions_names_them_as_discord_does() -> None:
+    required, optional = missing_permissions(
+        discord.Permissions(view_channel=True, send_messages=True)
+    )
+    assert required == ["Embed Links", "Read Message History"]
+    assert optional == ["Create Public Threads"]
+    assert missing_permissions(
+        discord.Permissions.text() | discord.Permissions(view_channel=True)
+    ) == ([], [])
+
+
+def test_daily_embed_fits_and_keeps_the_marker_on_a_huge_paper() -> None:
+    paper = Paper(
+        id="x/1",
+        title="T " * 400,
+        abstract="word " * 5000,
+        venue="V" * 300,
+        year=2026,
+        authors=tuple(f"Author Number {i}" for i in range(500)),
+        links=tuple(Link("other", f"https://example.org/{i}") for i in range(60)),
+    )
+    embed = daily_embed(paper, date(2025, 3, 1), "potd-2025-03-01-0123456789").to_dict()
+    assert limits.embed_length(embed) <= limits.EMBED_TOTAL
+    assert len(embed["title"]) <= limits.EMBED_TITLE
+    assert len(embed["description"]) <= 700
+    assert all(len(f["value"]) <= limits.FIELD_VALUE for f in embed["fields"])
+    assert embed["footer"]["text"].endswith("potd-2025-03-01-0123456789")
+    assert embed["footer"]["text"].startswith("Paper of the day · Saturday 1 March 2025")
+
+
+def test_zone_choices() -> None:
+    assert zone_choices("Paris") == ["Europe/Paris"]
+    assert zone_choices("  new york")[0] == "America/New_York"
+    assert zone_choices("utc")[0] == "UTC"
+    assert zone_choices("tokyo") == ["Asia/Tokyo"]
+    assert len(zone_choices("")) <= 25 and zone_choices("")[0] == "UTC"
+    assert len(zone_choices("e")) == 25
+    assert zone_choices("Mars/Olympus") == []

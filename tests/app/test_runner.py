@@ -1,0 +1,102 @@
+"""Startup paths of `python -m bot` with a token, against the loopback Discord."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
+
+import discord
+import pytest_asyncio
+
+from bot.app.client import PaperBot, cog_modules
+from bot.app.runner import RedactingFormatter, run_bot, setup_logging
+from bot.config import StorageSettings
+from bot.search.engine import SearchEngine
+from bot.storage.sqlite import Storage
+from tests.app.helpers import TOKEN, answered, make_settings
+from tests.fakediscord import BotConnection, FakeDiscord, fixtures
+
+fake_discord = fixtures.fake_discord
+connect_bot = fixtures.connect_bot
+Connect = Callable[..., Awaitable[BotConnection]]
+
+
+@pytest_asyncio.fixture
+async def storage() -> AsyncIterator[Storage]:
+    store = await Storage.open(":memory:")
+    yield store
+    await store.close()
+
+
+def test_every_cog_module_is_found() -> None:
+    names = cog_modules()
+    assert {
+        "bot.app.cogs.search",
+        "bot.app.cogs.papers",
+        "bot.app.cogs.meta",
+        "bot.app.cogs.errors",
+    } <= set(names)
+    assert all(not n.rsplit(".", 1)[1].startswith("_") for n in names)
+
+
+async def test_rejected_token_is_reported_without_the_token(fake_discord: FakeDiscord) -> None:
+    fake_discord.accept_only_tokens("some-other-token")
+    err = io.StringIO()
+    settings = make_settings(fake_discord)
+    code = await asyncio.to_thread(run_bot, settings, TOKEN, err)
+    assert code == 1
+    assert "rejected DISCORD_TOKEN" in err.getvalue() and TOKEN not in err.getvalue()
+
+
+async def test_autosharded_bot_asks_discord_for_shards_and_opens_its_own_storage(
+    fake_discord: FakeDiscord, connect_bot: Connect, icml_engine: SearchEngine, tmp_path
+) -> None:
+    settings = replace(
+        make_settings(fake_discord),
+        storage=StorageSettings(database=str(tmp_path / "state.sqlite3")),
+    )
+    bot = PaperBot(settings, engine=icml_engine)  # shard_count from settings: 0 -> ask Discord
+    connection = await connect_bot(bot, TOKEN)
+    assert bot.shard_count == 1 and fake_discord.calls("GET", "/gateway/bot")
+    assert bot.storage is not None and (tmp_path / "state.sqlite3").exists()
+    reply = await answered(await fake_discord.slash("help"), type=4)
+    assert reply.embed["title"] == "Paper bot"
+    await connection.close()
+    assert bot.storage is None  # closed with the bot
+
+
+async def test_stale_button_gets_an_answer(
+    fake_discord: FakeDiscord, connect_bot: Connect, icml_engine: SearchEngine, storage: Storage
+) -> None:
+    bot = PaperBot(make_settings(fake_discord), engine=icml_engine, storage=storage, shard_count=1)
+    await connect_bot(bot, TOKEN)
+    channel = bot.get_channel(int(fake_discord.channel.id))
+    assert isinstance(channel, discord.TextChannel)
+    view = discord.ui.View(timeout=None)
+    view.add_item(discord.ui.Button(label="old", custom_id="pb:v0:whatever"))
+    sent = await channel.send("an old message", view=view)
+    click = await fake_discord.click(sent.id, "pb:v0:whatever")
+    reply = await answered(click, type=4, ephemeral=True)
+    assert "older version" in reply.embed["description"]
+
+
+def test_setup_logging_redacts_every_root_handler() -> None:
+    root = logging.getLogger()
+    before = list(root.handlers), root.level
+    formatters = {h: h.formatter for h in root.handlers}
+    try:
+        setup_logging(logging.INFO, ["tok.en"])
+        added = [h for h in root.handlers if h not in before[0]]
+        assert added and all(isinstance(h.formatter, RedactingFormatter) for h in root.handlers)
+        record = logging.LogRecord("x", logging.INFO, __file__, 1, "%s", ("tok.en",), None)
+        assert "tok.en" not in added[0].format(record)
+    finally:
+        for handler in list(root.handlers):
+            if handler not in before[0]:
+                root.removeHandler(handler)
+        root.setLevel(before[1])
+        for handler, formatter in formatters.items():
+            handler.setFormatter(formatter)  # type: ignore[arg-type]

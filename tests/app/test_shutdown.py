@@ -1,0 +1,217 @@
+"""Shutdown, SIGHUP and `--check` on the real process: `python -m bot` against the loopback Discord.
+
+The stand-in runs in this test process; the bot is a child process pointed at it through the
+PAPERBOT_API_BASE / PAPERBOT_GATEWAY_URL testing hook. Proves: SIGHUP reloads the corpus from
+re-read settings while serving; SIGTERM closes the gateway, still delivers a reply that was in
+flight, closes the database cleanly (WAL checkpointed) and exits 0 well within 10 s; the token
+never reaches the process's output; `--check` exits 0 or names the problem with exit 1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sqlite3
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from bot.app.client import INTERACTION_TASKS
+from bot.config import PROJECT_ROOT
+from bot.search.engine import SearchEngine
+from bot.storage.sqlite import Storage
+from tests.app.helpers import TOKEN, answered, make_bot, make_settings
+from tests.fakediscord import FakeDiscord, fixtures
+
+fake_discord = fixtures.fake_discord
+connect_bot = fixtures.connect_bot
+ICML = PROJECT_ROOT / "data" / "icml2026.jsonl"
+CALLBACK = "/interactions/{id}/{token}/callback"
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+
+
+def write_config(root: Path, files: list[Path]) -> Path:
+    config = root / "settings.toml"
+    config.write_text(
+        f"[corpus]\nfiles = {json.dumps([str(f) for f in files])}\n"
+        f'index_dir = "{root / "idx"}"\n'
+        f'[storage]\ndatabase = "{root / "state.sqlite3"}"\n',
+        encoding="utf-8",
+    )
+    return config
+
+
+def child_env(fake: FakeDiscord, config: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "PYTHONPATH": str(PROJECT_ROOT),
+        "PAPERBOT_CONFIG": str(config),
+        "DISCORD_TOKEN": TOKEN,
+        "DISCORD_OWNER_IDS": fake.owner.id,
+        "DISCORD_GUILD_ID": "",
+        "PAPERBOT_API_BASE": fake.url,
+        "PAPERBOT_GATEWAY_URL": fake.gateway_url,
+    }
+
+
+@pytest_asyncio.fixture
+async def running_bot(
+    fake_discord: FakeDiscord,
+    tmp_path: Path,
+) -> AsyncIterator[tuple[asyncio.subprocess.Process, Path]]:
+    config = write_config(tmp_path, [ICML])
+    log_path = tmp_path / "bot.log"
+    with log_path.open("wb") as log_file:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bot",
+            cwd=PROJECT_ROOT,
+            env=child_env(fake_discord, config),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=log_file,
+            stderr=log_file,
+        )
+    try:
+        await fake_discord.gateway.identifies.wait_for(timeout=30)
+        yield proc, tmp_path
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+        assert TOKEN not in log_path.read_text(errors="replace")
+
+
+async def corpus_size(fake: FakeDiscord) -> str:
+    reply = await answered(await fake.slash("help"), type=4)
+    field = next(f for f in reply.embed["fields"] if f["name"].startswith("Corpus: "))
+    return field["name"]
+
+
+async def test_sighup_reloads_and_sigterm_finishes_in_flight_reply(
+    fake_discord: FakeDiscord, running_bot: tuple[asyncio.subprocess.Process, Path]
+) -> None:
+    proc, root = running_bot
+    assert await corpus_size(fake_discord) == "Corpus: 19 papers"
+
+    extra = root / "extra.jsonl"
+    extra.write_text(
+        json.dumps(
+            {
+                "id": "x/1",
+                "title": "An extra paper on sinkhorn",
+                "abstract": "Extra.",
+                "venue": "EXTRA 2025",
+            }
+        )
+        + "\n"
+    )
+    write_config(root, [ICML, extra])
+    proc.send_signal(signal.SIGHUP)
+    deadline = time.monotonic() + 15
+    while await corpus_size(fake_discord) != "Corpus: 20 papers":
+        assert time.monotonic() < deadline, "SIGHUP did not reload the corpus"
+        await asyncio.sleep(0.2)
+
+    # An owner's /admin reload whose "thinking…" callback is slow: SIGTERM lands mid-reply.
+    fake_discord.faults.slow("POST", CALLBACK, delay=1.5)
+    before = len(fake_discord.calls("POST", CALLBACK))
+    handle = await fake_discord.slash("admin reload", user=fake_discord.owner)
+    while len(fake_discord.calls("POST", CALLBACK)) == before:
+        await asyncio.sleep(0.02)
+    started = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    code = await asyncio.wait_for(proc.wait(), 10)
+    assert code == 0 and time.monotonic() - started < 10
+    await handle.assert_answered(type=5)
+    finished = await handle.edit(timeout=1)  # sent after SIGTERM, before HTTP closed
+    assert "20 papers" in finished.body["embeds"][0]["description"]
+    assert not fake_discord.gateway.connected
+
+    db = root / "state.sqlite3"
+    assert not Path(f"{db}-wal").exists()  # closed cleanly: WAL checkpointed and removed
+    conn = sqlite3.connect(db)
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert (
+            conn.execute("SELECT COUNT(*) FROM meta WHERE key LIKE 'commands_hash:%'").fetchone()[0]
+            == 1
+        )
+    finally:
+        conn.close()
+
+
+async def test_close_waits_for_interactions_in_flight(
+    fake_discord: FakeDiscord,
+    connect_bot: Any,
+    icml_engine: SearchEngine,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """In process: pins discord.py's task names that close() waits for."""
+    storage = await Storage.open(":memory:")
+    bot = make_bot(make_settings(fake_discord), icml_engine, storage)
+    bot.defer_after = 5.0
+    await connect_bot(bot, TOKEN)
+    original = icml_engine.search
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.4)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(icml_engine, "search", slow)
+    handle = await fake_discord.slash("search", {"query": "optimal transport"})
+    while not any(t.get_name().startswith(INTERACTION_TASKS) for t in asyncio.all_tasks()):
+        await asyncio.sleep(0.01)
+    await bot.close()
+    reply = await handle.assert_answered(type=4, timeout=0.1)
+    assert reply.embed["title"] == "🔎 optimal transport"
+    await storage.close()
+
+
+def run_check(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "--check", *args],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT), **(env or {})},
+    )
+    return done.returncode, done.stdout + done.stderr
+
+
+def test_check_mode_passes_on_the_project_config(tmp_path: Path) -> None:
+    config = write_config(tmp_path, [ICML])
+    code, out = run_check(env={"PAPERBOT_CONFIG": str(config), "DISCORD_TOKEN": TOKEN})
+    assert code == 0, out
+    assert "corpus: 19 papers" in out and "/admin" in out and "check passed" in out
+    assert "DISCORD_TOKEN: set" in out and TOKEN not in out
+
+
+@pytest.mark.parametrize(
+    ("settings", "expected"),
+    [
+        ('[corpus]\nfiles = ["nowhere.jsonl"]\n', "FAIL corpus: no usable paper"),
+        ("[serach]\nk1 = 1\n", "FAIL settings: "),
+        ('[storage]\ndatabase = "postgresql://x/y"\n', "FAIL storage: "),
+    ],
+)
+def test_check_mode_names_what_is_wrong(tmp_path: Path, settings: str, expected: str) -> None:
+    config = tmp_path / "settings.toml"
+    config.write_text(
+        settings + f'[corpus]\nindex_dir = "{tmp_path}"\n'
+        if "[corpus]" not in settings
+        else settings,
+        encoding="utf-8",
+    )
+    code, out = run_check(env={"PAPERBOT_CONFIG": str(config)})
+    assert code == 1 and expected in out, out

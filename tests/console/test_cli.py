@@ -1,0 +1,137 @@
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.config import PROJECT_ROOT
+from bot.console.cli import main
+from tests.conftest import ICML, TEST_DATA
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Path:
+    path = tmp_path / "settings.toml"
+    path.write_text(
+        f'[corpus]\nfiles = ["{ICML}"]\nindex_dir = "{tmp_path / "idx"}"\n', encoding="utf-8"
+    )
+    return path
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(args), out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_search_text(config):
+    code, out, _ = run("--config", str(config), "search", "sinkhorn", "transport", "plans")
+    assert code == 0
+    assert out.startswith("1. Sinkhorn-parameterized Variational Inference")
+    assert "**Sinkhorn**" in out and "matches for 'sinkhorn transport plans'" in out
+
+
+def test_search_json_round_trip(config):
+    code, out, _ = run(
+        "--config",
+        str(config),
+        "search",
+        "mixture of experts denial of service",
+        "--json",
+        "--limit",
+        "3",
+    )
+    assert code == 0
+    hits = json.loads(out)
+    assert len(hits) == 3
+    assert hits[0]["title"].startswith("RepetitionCurse")
+    assert set(hits[0]) >= {
+        "id",
+        "title",
+        "venue",
+        "year",
+        "authors",
+        "score",
+        "snippet",
+        "abstract",
+        "links",
+    }
+    assert hits[0]["score"] > hits[1]["score"] > 0
+
+
+def test_paper_similar_random_json(config):
+    code, out, _ = run("--config", str(config), "paper", "dWorldEval", "--json")
+    paper = json.loads(out)
+    assert code == 0 and paper["title"].startswith("dWorldEval") and paper["title_derived"]
+    code, out, _ = run("--config", str(config), "similar", paper["id"], "--json", "--limit", "2")
+    similar = json.loads(out)
+    assert code == 0 and len(similar) == 2 and paper["id"] not in {h["id"] for h in similar}
+    code, out, _ = run("--config", str(config), "random", "--seed", "3", "--json")
+    assert code == 0 and json.loads(out)["venue"] == "ICML 2026"
+    code, out, _ = run("--config", str(config), "paper", paper["id"])
+    assert code == 0 and "Authors: not listed" in out and f"id: {paper['id']}" in out
+
+
+def test_links_from_abstracts(config):
+    _code, out, _ = run("--config", str(config), "paper", "SAMPO", "--json")
+    links = json.loads(out)["links"]
+    assert {"kind": "code", "url": "https://github.com/WillDreamer/ARL-Arena.git"} in links
+
+
+def test_errors_are_clear(config):
+    code, _, err = run("--config", str(config), "search", "the", "of")
+    assert code == 2 and "Nothing to search for" in err
+    code, _, err = run("--config", str(config), "paper", "nope")
+    assert code == 2 and "No such paper: 'nope'" in err
+    code, _, err = run("--config", str(config), "search", "x", "--venue", "mars")
+    assert code == 2 and "Unknown venue 'mars'" in err
+    code, _, err = run("--config", str(config), "--corpus", "/no/such.jsonl", "stats")
+    assert code == 1 and "no such file" in err
+
+
+def test_stats_and_corpus_option(config):
+    code, out, _ = run(
+        "--config",
+        str(config),
+        "--corpus",
+        str(ICML),
+        "--corpus",
+        str(TEST_DATA / "iclr2018_sample.json"),
+        "stats",
+    )
+    assert code == 0 and "ICLR 2018: 3" in out and "ICML 2026: 19" in out
+
+
+def test_ingest_validates_and_converts(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "x", "title": "T", "abstract": "A"}\n{broken\n', encoding="utf-8")
+    out_file = tmp_path / "out.jsonl"
+    code, out, err = run(
+        "ingest", str(TEST_DATA / "iclr2018_sample.json"), str(bad), "--out", str(out_file)
+    )
+    assert code == 0
+    assert f"{bad}:2: malformed JSON" in err
+    assert "loaded 4 papers from 2 file(s)" in out
+    records = [json.loads(line) for line in out_file.read_text(encoding="utf-8").splitlines()]
+    assert len(records) == 4 and records[0]["venue"] == "ICLR 2018"
+    code, _, err = run("ingest", str(tmp_path / "missing.json"))
+    assert code == 1 and "no usable paper" in err
+
+
+def test_module_entry_point_as_a_user_runs_it(config):
+    env = dict(os.environ, PAPERBOT_CONFIG=str(config))
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot", "search", "polarization", "--json"],
+        cwd="/",
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)[0]["title"].startswith("DuRP")
+    assert str(PROJECT_ROOT) != "/"

@@ -1,0 +1,135 @@
+"""The token-less console: the same commands and embeds as Discord, printed as text."""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import discord
+
+from bot.app.runner import RedactingFormatter
+from bot.config import PROJECT_ROOT
+from bot.console.repl import Console
+from bot.console.text import embed_text, markdown_text
+from bot.search.engine import SearchEngine
+
+
+def run(engine: SearchEngine, text: str) -> tuple[int, str]:
+    out = io.StringIO()
+    code = Console(engine, out, rng=random.Random(1)).run(io.StringIO(text))
+    return code, out.getvalue()
+
+
+def test_search_pages_open_and_more_like(icml_engine: SearchEngine) -> None:
+    code, out = run(icml_engine, "/search optimal transport\nnext\nprev\nopen 2\nmore\n")
+    assert code == 0
+    assert "-- page 1/2 · 9 matches for “optimal transport”" in out
+    assert "-- page 2/2 · 9 matches" in out
+    assert out.count("page 1/2") == 2  # prev went back
+    assert "**Optimal** **Transport**" in out  # highlighted, as in Discord
+    assert "-- id: icml2026/" in out and "Authors: not listed" in out
+    assert "More like: " in out
+    assert PROMPT_TEXT not in out  # stdin is not a terminal: no prompt
+
+
+PROMPT_TEXT = "paperbot> "
+
+
+def test_paper_random_similar_help(icml_engine: SearchEngine) -> None:
+    title = icml_engine.papers[2].title
+    _code, out = run(
+        icml_engine,
+        f"/paper {title}\n/similar {icml_engine.papers[2].id}\n/random\n/random icml\n/help\n",
+    )
+    assert out.count("-- id: ") == 3
+    assert "More like: " in out
+    assert "ICML 2026: 19 papers" in out and "open N" in out
+
+
+def test_mistakes_get_a_message_and_the_console_goes_on(icml_engine: SearchEngine) -> None:
+    code, out = run(
+        icml_engine,
+        "/search the of and\n/paper zzz\n/random colm\nnext\nopen 9\n"
+        "more\n/frobnicate\n\n# a comment\nquit\n/help\n",
+    )
+    assert code == 0
+    assert "very common words" in out
+    assert "No such paper: 'zzz'" in out
+    assert "Unknown venue 'colm'" in out
+    assert "No results yet" in out
+    assert "Open which hit?" in out
+    assert "Open a paper first" in out
+    assert "Unknown command 'frobnicate'" in out
+    assert "Corpus:" not in out  # stopped at quit
+
+
+def test_empty_input_exits_zero(icml_engine: SearchEngine) -> None:
+    assert run(icml_engine, "") == (0, "")
+
+
+def test_markdown_text_flattens_links_and_escapes() -> None:
+    text = "**1. [A \\[b\\] t\\_x](https://example.org/p)** and [Code](https://github.com/a/b)"
+    assert (
+        markdown_text(text) == "**1. A [b] t_x <https://example.org/p>** and Code "
+        "<https://github.com/a/b>"
+    )
+    assert markdown_text("**bold**", color=True) == "\033[1mbold\033[0m"
+
+
+def test_embed_text_has_every_part() -> None:
+    embed = discord.Embed(title="T", url="https://x.org", description="D")
+    embed.set_author(name="A")
+    embed.add_field(name="F", value="one")
+    embed.add_field(name="G", value="l1\nl2")
+    embed.set_footer(text="foot")
+    assert embed_text(embed) == "A\nT  <https://x.org>\n\nD\nF: one\n\nG:\n  l1\n  l2\n\n-- foot\n"
+
+
+def test_redacting_formatter_hides_the_token() -> None:
+    formatter = RedactingFormatter(logging.Formatter("%(message)s"), ["s3cr3t.token"])
+    record = logging.LogRecord(
+        "x", logging.INFO, __file__, 1, "token is %s", ("s3cr3t.token",), None
+    )
+    assert formatter.format(record) == "token is [token]"
+    try:
+        raise ValueError("bad s3cr3t.token")
+    except ValueError:
+        record = logging.LogRecord("x", logging.ERROR, __file__, 1, "boom", (), sys.exc_info())
+    assert "s3cr3t.token" not in formatter.format(record)
+
+
+def _python_m_bot(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DISCORD_TOKEN": "", "PAPERBOT_CONFIG": ""}
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args],
+        input=stdin,
+        text=True,
+        capture_output=True,
+        cwd=Path(PROJECT_ROOT),
+        env=env,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_python_m_bot_without_token_explains_and_serves_the_console() -> None:
+    done = _python_m_bot(stdin="/search optimal transport\n")
+    assert done.returncode == 0, done.stderr
+    assert "DISCORD_TOKEN is not set" in done.stderr
+    assert "discord.com/developers/applications" in done.stderr
+    assert "DISCORD_TOKEN=" in done.stderr and ".env" in done.stderr
+    assert "9 matches for “optimal transport”" in done.stdout
+    closed = _python_m_bot()
+    assert closed.returncode == 0 and closed.stdout == ""
+
+
+def test_python_m_bot_help_and_cli_still_work() -> None:
+    helped = _python_m_bot("--help")
+    assert helped.returncode == 0 and "without DISCORD_TOKEN" in helped.stdout.replace("\n", " ")
+    searched = _python_m_bot("search", "optimal", "transport", "--limit", "1")
+    assert searched.returncode == 0 and searched.stdout.startswith("1. ")

@@ -1,0 +1,56 @@
+from bot.search.analyzer import Analyzer, clean, fold
+
+A = Analyzer()
+
+
+def test_latex_math_becomes_words():
+    assert A(r"$\ell_1$-regression") == ["l1regress", "l1", "regress"]
+    assert A(r"$O(\log k)$") == ["log", "k"]
+    assert A(r"$\textit{Sparse tOpology-aware}$") == ["spars", "topologyawar", "topolog", "awar"]
+
+
+def test_markdown_emphasis_is_dropped():
+    assert A("**A**ttribution-**G**uided") == ["attributionguid", "attribut", "guid"]
+    assert A("introduces *policy lag*") == A("introduces policy lag")
+
+
+def test_hyphenated_names_are_found_whole_and_by_parts():
+    doc = set(A("we introduce AG-REPA for audio"))
+    assert {"agrepa", "ag", "repa"} <= doc
+    assert set(A("ag repa")) <= doc
+    assert set(A("AGREPA")) <= doc
+    assert set(A("k-means")) == {"kmean", "k", "mean"}
+
+
+def test_urls_are_not_words():
+    assert A("code at https://github.com/WillDreamer/ARL-Arena.git now") == ["code"]
+    assert "github" not in A("see www.example.org/github")
+
+
+def test_stopwords_and_stems():
+    assert A("The of and a") == []
+    assert A("running runs") == ["run", "run"]
+    assert A("Transformers") == A("transformer")
+
+
+def test_unicode_is_normalised():
+    assert fold("Schrödinger ＡＢＣ") == "schrodinger abc"
+    assert A("Schrödinger") == A("schrodinger")
+    assert A("ﬁne-tuning") == A("fine-tuning")
+
+
+def test_same_analysis_for_documents_and_queries():
+    text = r"Capacitated fair-range $k$-clustering"
+    assert A(text) == A(text.lower())
+
+
+def test_clean_keeps_words_drops_markup():
+    assert clean(r"**Bold** $\alpha$-divergence https://x.y/z").split() == ["bold", "α-divergence"]
+
+
+def test_token_spans_point_into_the_original_text():
+    text = "Mixture-of-Experts denial"
+    spans = A.token_spans(text)
+    words = {text[s:e] for s, e, _t in spans}
+    assert {"Mixture-of-Experts", "Mixture", "Experts", "denial"} <= words
+    assert all(term for _s, _e, term in spans)

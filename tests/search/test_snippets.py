@@ -1,0 +1,51 @@
+from bot.search.analyzer import Analyzer
+from bot.search.snippets import highlight, make_snippet, sentences
+
+A = Analyzer()
+ABSTRACT = (
+    "Optimal Transport (OT) relies on a fixed ground cost. While sampling approaches exist, "
+    "they are slow. We introduce Sinkhorn-parameterized inference over transport plans. "
+    "Our key insight is that the Sinkhorn map is differentiable. Experiments follow."
+)
+
+
+def test_sentences_split_on_sentence_ends():
+    assert len(sentences(ABSTRACT)) == 5
+    assert sentences("e.g. this. And that")[-1] == "And that"
+
+
+def test_best_sentences_with_bold_matches():
+    snippet = make_snippet(ABSTRACT, set(A("sinkhorn transport plans")), A, lambda t: 1.0)
+    assert "**Sinkhorn**-parameterized" in snippet
+    assert "**transport** **plans**" in snippet
+    assert "Experiments follow" not in snippet
+
+
+def test_rare_terms_beat_common_ones():
+    idf = {"sinkhorn": 5.0}.get
+    snippet = make_snippet(ABSTRACT, set(A("sinkhorn ground")), A, lambda t: idf(t, 0.1))
+    assert snippet.startswith("We introduce") or "**Sinkhorn** map" in snippet
+
+
+def test_no_match_gives_the_first_sentence():
+    snippet = make_snippet(ABSTRACT, {"zzz"}, A, lambda t: 1.0)
+    assert snippet.startswith("Optimal Transport (OT)") and "**" not in snippet
+
+
+def test_hyphenated_name_is_bolded_whole_and_markdown_does_not_clash():
+    text = "We introduce **A**ttribution-**G**uided **REP**resentation (AG-REPA) for audio."
+    snippet = make_snippet(text, set(A("AG-REPA")), A, lambda t: 1.0)
+    assert "(**AG-REPA**)" in snippet
+    assert "**A**ttribution" not in snippet
+
+
+def test_long_sentences_are_shortened_without_breaking_bold():
+    text = "word " * 200 + "target here " + "word " * 200 + "."
+    snippet = make_snippet(text, {"target"}, A, lambda t: 1.0, max_chars=120)
+    assert len(snippet) <= 125
+    assert "**target**" in snippet and snippet.count("**") % 2 == 0
+
+
+def test_highlight_counts():
+    text, count = highlight("Graph neural networks on graphs", {"graph"}, A)
+    assert count == 2 and text == "**Graph** neural networks on **graphs**"

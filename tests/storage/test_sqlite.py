@@ -1,0 +1,187 @@
+import sqlite3
+import threading
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from bot.config import ConfigError
+from bot.storage.sqlite import (
+    SCHEMA_VERSION,
+    Storage,
+    StorageError,
+    UnsupportedDatabase,
+    sqlite_path,
+)
+
+NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+async def storage(tmp_path):
+    store = await Storage.open(str(tmp_path / "db" / "bot.sqlite3"))
+    yield store
+    await store.close()
+
+
+async def test_file_is_in_wal_mode_and_pick_survives_reopen(tmp_path):
+    path = tmp_path / "state" / "bot.sqlite3"
+    store = await Storage.open(f"sqlite:///{path}")
+    assert await store.journal_mode() == "wal"
+    await store.pool(7, new_seed=123)
+    await store.create_pick(7, "2025-03-01", "paper-1", 0, "m1", NOW)
+    await store.mark_sending(7, "2025-03-01", 55, NOW)
+    await store.close()
+
+    # An independent connection sees WAL on the file itself, and the committed row.
+    raw = sqlite3.connect(path)
+    assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    raw.close()
+    again = await Storage.open(str(path))
+    pick = await again.get_pick(7, "2025-03-01")
+    assert pick is not None and pick.paper_id == "paper-1" and pick.state == "sending"
+    assert pick.attempts == 1 and pick.channel_id == 55
+    assert (await again.pool(7, new_seed=999)).seed == 123
+    await again.close()
+
+
+async def test_schema_version_and_reopen_does_not_remigrate(tmp_path):
+    path = str(tmp_path / "x.sqlite3")
+    store = await Storage.open(path)
+    assert await store.schema_version() == SCHEMA_VERSION
+    await store.set_meta("sync-hash", "abc")
+    await store.close()
+    store = await Storage.open(path)
+    assert await store.schema_version() == SCHEMA_VERSION
+    assert await store.get_meta("sync-hash") == "abc"
+    await store.close()
+    raw = sqlite3.connect(path)
+    assert raw.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == SCHEMA_VERSION
+    raw.close()
+
+
+async def test_newer_schema_is_refused(tmp_path):
+    path = str(tmp_path / "x.sqlite3")
+    await (await Storage.open(path)).close()
+    raw = sqlite3.connect(path)
+    raw.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION + 1,))
+    raw.commit()
+    raw.close()
+    with pytest.raises(StorageError, match="newer"):
+        await Storage.open(path)
+
+
+def test_database_urls(tmp_path):
+    assert sqlite_path(":memory:") == ":memory:"
+    assert sqlite_path("sqlite:///rel/x.db") == "rel/x.db"
+    assert sqlite_path("sqlite:////abs/x.db") == "/abs/x.db"
+    assert sqlite_path(str(tmp_path / "a.db")) == str(tmp_path / "a.db")
+    with pytest.raises(UnsupportedDatabase) as info:
+        sqlite_path("postgresql://user@host/db")
+    assert isinstance(info.value, NotImplementedError) and isinstance(info.value, ConfigError)
+    with pytest.raises(ConfigError):
+        sqlite_path("mysql://host/db")
+
+
+async def test_memory_database_works():
+    store = await Storage.open(":memory:")
+    assert await store.get_meta("missing") is None
+    await store.set_meta("k", "v1")
+    await store.set_meta("k", "v2")
+    assert await store.get_meta("k") == "v2"
+    await store.close()
+    with pytest.raises(StorageError):
+        await store.get_meta("k")
+
+
+async def test_calls_run_off_the_event_loop_thread(storage):
+    seen: list[int] = []
+    await storage._run(lambda c: seen.append(threading.get_ident()))
+    assert seen and seen[0] != threading.get_ident()
+
+
+async def test_failed_transaction_rolls_back(storage):
+    def boom(conn):
+        conn.execute("INSERT INTO meta (key, value) VALUES ('a', 'b')")
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError):
+        await storage._run(boom)
+    assert await storage.get_meta("a") is None
+
+
+async def test_schedule_lifecycle(storage):
+    assert await storage.get_schedule(1) is None
+    saved = await storage.save_schedule(1, 10, "09:00", "Europe/Paris", None, "2025-03-01", NOW)
+    assert saved.active and saved.channel_id == 10 and saved.updated_at == NOW
+    await storage.stop_schedule(1, "Missing Access", NOW)
+    assert [s.guild_id for s in await storage.active_schedules()] == []
+    assert (await storage.get_schedule(1)).stopped_reason == "Missing Access"
+    again = await storage.save_schedule(1, 11, "10:00", "UTC", "rl", "2025-03-02", NOW)
+    assert again.active and again.stopped_reason is None and again.topic == "rl"
+    assert await storage.disable_schedule(1, NOW) is True
+    assert await storage.disable_schedule(1, NOW) is False
+    assert not (await storage.get_schedule(1)).enabled
+
+
+async def test_create_pick_is_insert_once_and_advances_epoch(storage):
+    assert (await storage.pool(3, new_seed=1)).epoch == 0
+    first = await storage.create_pick(3, "2025-03-01", "a", 1, "m", NOW)
+    second = await storage.create_pick(3, "2025-03-01", "b", 2, "m2", NOW)
+    assert second.paper_id == "a" and second.epoch == 1
+    assert first == second
+    assert (await storage.pool(3, new_seed=2)).epoch == 1
+    assert (await storage.pool(3, new_seed=2)).seed == 1
+    pool = await storage.pool(3, new_seed=2)
+    assert pool.drawn == {"a"} and pool.last_paper == "a"
+    await storage.create_pick(3, "2025-03-02", "b", 2, "m", NOW)
+    pool = await storage.pool(3, new_seed=2)
+    assert (pool.epoch, pool.drawn, pool.last_paper) == (2, {"b"}, "b")
+
+
+async def test_pick_state_transitions(storage):
+    await storage.pool(4, 1)
+    await storage.create_pick(4, "2025-03-01", "a", 0, "m", NOW)
+    later = NOW + timedelta(minutes=5)
+    pick = await storage.mark_sending(4, "2025-03-01", 99, NOW)
+    assert pick.state == "sending" and pick.first_attempt_at == NOW
+    # the durable write switched to synchronous=FULL only for itself (1 = NORMAL)
+    assert await storage._run(lambda c: c.execute("PRAGMA synchronous").fetchone()[0]) == 1
+    pick = await storage.mark_retry(4, "2025-03-01", "503", later, NOW)
+    assert pick.state == "pending" and pick.next_attempt_at == later and pick.attempts == 1
+    assert [p.local_date for p in await storage.attempted_unfinished()] == ["2025-03-01"]
+    assert [p.local_date for p in await storage.recent_picks("2025-03-01")] == ["2025-03-01"]
+    assert await storage.recent_picks("2025-03-02") == []
+    pick = await storage.mark_sending(4, "2025-03-01", 99, later)
+    assert pick.attempts == 2 and pick.first_attempt_at == NOW
+    pick = await storage.mark_sent(4, "2025-03-01", 1234, later)
+    assert pick.state == "sent" and pick.error is None and pick.sent_at == later
+    assert pick.jump_url == "https://discord.com/channels/4/99/1234"
+    assert (await storage.last_sent(4)) == pick
+    assert await storage.attempted_unfinished() == []
+
+
+async def test_mark_failed_can_stop_the_schedule(storage):
+    await storage.save_schedule(5, 10, "09:00", "UTC", None, "2025-03-01", NOW)
+    await storage.pool(5, 1)
+    await storage.create_pick(5, "2025-03-01", "a", 0, "m", NOW)
+    pick = await storage.mark_failed(5, "2025-03-01", "Unknown Channel", NOW, stop_schedule=True)
+    assert pick.state == "failed"
+    assert (await storage.get_schedule(5)).stopped_reason == "Unknown Channel"
+
+
+async def test_save_schedule_drops_untried_pending_picks_only(storage):
+    await storage.pool(6, 1)
+    await storage.create_pick(6, "2025-03-01", "old", 0, "m", NOW)
+    await storage.create_pick(6, "2025-03-02", "new", 0, "m", NOW)
+    await storage.create_pick(6, "2025-03-03", "tried", 0, "m", NOW)
+    await storage.mark_sending(6, "2025-03-03", 1, NOW)
+    await storage.save_schedule(
+        6, 1, "09:00", "UTC", "topic", "2025-03-02", NOW, drop_pending_from="2025-03-02"
+    )
+    assert [p.local_date for p in await storage.picks(6)] == ["2025-03-01", "2025-03-03"]
+
+
+async def test_naive_timestamps_are_refused(storage):
+    await storage.pool(8, 1)
+    with pytest.raises(ValueError, match="aware"):
+        await storage.create_pick(8, "2025-03-01", "a", 0, "m", datetime(2025, 3, 1))
