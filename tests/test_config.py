@@ -8,7 +8,8 @@ from bot.config import PROJECT_ROOT, ConfigError, load_settings, read_secrets
 def test_defaults_point_into_the_project():
     settings = load_settings(env={})
     assert settings.corpus.files == (PROJECT_ROOT / "data" / "icml2026.jsonl",)
-    assert settings.search.k1 == 1.5 and settings.search.b == 0.75
+    assert settings.search.k1 == 1.5
+    assert settings.search.b == 0.75
     assert settings.secrets.discord_token is None
 
 
@@ -44,7 +45,8 @@ def test_bad_config_is_a_clear_error(tmp_path, text, message):
 
 def test_secrets_never_show_in_repr():
     secrets = read_secrets({"DISCORD_TOKEN": "abc.def.ghi", "DISCORD_GUILD_ID": "123"})
-    assert secrets.discord_token == "abc.def.ghi" and secrets.guild_id == 123
+    assert secrets.discord_token == "abc.def.ghi"
+    assert secrets.guild_id == 123
     assert "abc.def.ghi" not in repr(secrets)
     with pytest.raises(ConfigError, match="DISCORD_GUILD_ID"):
         read_secrets({"DISCORD_GUILD_ID": "my-server"})

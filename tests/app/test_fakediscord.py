@@ -136,9 +136,11 @@ async def env(
 
 async def test_ready_and_guild_cache(env: tuple[FakeDiscord, DemoBot]) -> None:
     fake, bot = env
-    assert bot.user is not None and str(bot.user.id) == fake.bot_user.id
+    assert bot.user is not None
+    assert str(bot.user.id) == fake.bot_user.id
     guild = bot.get_guild(int(fake.guild.id))
-    assert guild is not None and guild.name == "Test Guild"
+    assert guild is not None
+    assert guild.name == "Test Guild"
     assert guild.get_channel(int(fake.channel.id)) is not None
     assert guild.me is not None
     assert len(fake.gateway.identifies) == 1
@@ -151,11 +153,13 @@ async def test_tree_sync_is_recorded(env: tuple[FakeDiscord, DemoBot]) -> None:
     fake, bot = env
     assert len(fake.command_syncs) == 1
     sync = fake.command_syncs[0]
-    assert sync.method == "PUT" and sync.guild_id is None
+    assert sync.method == "PUT"
+    assert sync.guild_id is None
     assert {c["name"] for c in sync.commands} == {"hello", "search", "slow", "paper", "feedback"}
     first_ids = {name: c["id"] for name, c in fake.commands().items()}
     synced = await bot.tree.sync(guild=discord.Object(int(fake.guild.id)))
-    assert len(fake.command_syncs) == 2 and fake.command_syncs[1].guild_id == fake.guild.id
+    assert len(fake.command_syncs) == 2
+    assert fake.command_syncs[1].guild_id == fake.guild.id
     assert {c.name for c in synced} == set()  # no guild-only commands
     await bot.tree.sync()
     assert {name: c["id"] for name, c in fake.commands().items()} == first_ids  # ids are stable
@@ -171,10 +175,12 @@ async def test_slash_embed_button_click_updates_message(env: tuple[FakeDiscord, 
     assert reply.embed["fields"] == [{"name": "user", "value": "alice", "inline": True}]
     assert reply.embed["color"] == 0x5865F2
     assert reply.custom_ids == ["like:0", "refresh", "pick"]
-    assert reply.components[0]["type"] == 1 and reply.components[0]["components"][0]["type"] == 2
+    assert reply.components[0]["type"] == 1
+    assert reply.components[0]["components"][0]["type"] == 2
 
     posted = fake.channel_messages()
-    assert len(posted) == 1 and posted[0]["interaction_metadata"]["name"] == "hello"
+    assert len(posted) == 1
+    assert posted[0]["interaction_metadata"]["name"] == "hello"
 
     click = await fake.click(posted[0], "like:0")
     update = await click.assert_answered(type=7)
@@ -217,12 +223,15 @@ async def test_defer_then_edit_original_and_followup(env: tuple[FakeDiscord, Dem
     fake, _ = env
     handle = await fake.slash("slow")
     deferred = await handle.assert_answered(type=5)
-    assert deferred.message is not None and deferred.message["flags"] & LOADING
+    assert deferred.message is not None
+    assert deferred.message["flags"] & LOADING
     edit = await handle.edit()
-    assert edit.body["content"] == "done thinking" and edit.target == handle.original_id
+    assert edit.body["content"] == "done thinking"
+    assert edit.target == handle.original_id
     assert not fake.message(edit.target)["flags"] & LOADING
     follow = await handle.followup()
-    assert follow.content == "a secret follow-up" and follow.ephemeral
+    assert follow.content == "a secret follow-up"
+    assert follow.ephemeral
     assert [m["content"] for m in fake.channel_messages()] == ["done thinking"]
     assert [c.path.split("/")[1] for c in fake.calls("PATCH")] == ["webhooks"]
 
@@ -232,7 +241,8 @@ async def test_subcommand_channel_option_and_channel_send(env: tuple[FakeDiscord
     papers = fake.guild.channel("papers")
     handle = await fake.slash("paper post", {"channel": papers, "title": "BM25", "year": 1994})
     sub = handle.payload["data"]["options"][0]
-    assert sub["type"] == 1 and sub["name"] == "post"
+    assert sub["type"] == 1
+    assert sub["name"] == "post"
     assert sub["options"][0] == {"name": "channel", "type": 7, "value": papers.id}
     assert papers.id in handle.payload["data"]["resolved"]["channels"]
     reply = await handle.assert_answered(ephemeral=True)
@@ -250,7 +260,8 @@ async def test_rate_limit_is_retried_by_discord_py(env: tuple[FakeDiscord, DemoB
     await handle.assert_answered(timeout=3)
     posts = fake.calls("POST", f"/channels/{papers.id}/messages")
     assert [c.status for c in posts] == [429, 429, 200]
-    assert fault.hits == 2 and fault.exhausted
+    assert fault.hits == 2
+    assert fault.exhausted
     assert len(fake.channel_messages(papers)) == 1
 
 
@@ -267,11 +278,14 @@ async def test_unknown_interaction_on_callback(env: tuple[FakeDiscord, DemoBot])
     fake.faults.unknown_interaction()
     handle = await fake.slash("search", {"query": "x"})
     call = await fake.wait_for_request("POST", "/interactions/{id}/{token}/callback")
-    assert call.status == 404 and call.response["code"] == 10062
+    assert call.status == 404
+    assert call.response["code"] == 10062
     await asyncio.wait_for(failed.wait(), 2)
     original = getattr(errors[0], "original", errors[0])
-    assert isinstance(original, discord.NotFound) and original.code == 10062
-    assert handle.replies.items == [] and not handle.acknowledged
+    assert isinstance(original, discord.NotFound)
+    assert original.code == 10062
+    assert handle.replies.items == []
+    assert not handle.acknowledged
 
 
 async def test_server_error_and_forbidden_surface(env: tuple[FakeDiscord, DemoBot]) -> None:
@@ -327,13 +341,15 @@ async def test_multipart_upload_and_thread(env: tuple[FakeDiscord, DemoBot]) -> 
     assert isinstance(channel, discord.TextChannel)
     sent = await channel.send("see file", file=discord.File(io.BytesIO(b"hello bytes"), "a.txt"))
     call = fake.calls("POST", "/channels/{id}/messages")[-1]
-    assert call.json["content"] == "see file" and call.uploads[0].data == b"hello bytes"
+    assert call.json["content"] == "see file"
+    assert call.uploads[0].data == b"hello bytes"
     stored = fake.channel_messages()[-1]
     assert stored["attachments"][0]["filename"] == "a.txt"
     assert fake.file_bytes(stored["attachments"][0]) == b"hello bytes"
     assert sent.attachments[0].size == len(b"hello bytes")
     thread = await sent.create_thread(name="discussion")
-    assert thread.id == sent.id and thread.name == "discussion"
+    assert thread.id == sent.id
+    assert thread.name == "discussion"
     assert fake.threads[0]["parent_id"] == fake.channel.id
     await thread.send("in the thread")
     assert fake.channel_messages(str(thread.id))[0]["content"] == "in the thread"

@@ -55,7 +55,8 @@ async def test_rate_limited_callback_is_retried_after_retry_after(
     handle = await fake.slash("search", {"query": "optimal transport"})
     await answered(handle, type=4)
     calls = fake.calls("POST", CALLBACK)
-    assert [c.status for c in calls[-2:]] == [429, 204] or fault.hits == 1
+    assert [c.status for c in calls] == [429, 200]  # refused once, then resent
+    assert fault.hits == 1
     assert fault.exhausted
     await still_serving(fake, bot)
 
@@ -163,7 +164,8 @@ async def test_token_never_in_replies_errors_or_logs(
     def leaky(*args: object, **kwargs: object) -> None:
         raise RuntimeError(f"boom with {bot.settings.secrets.discord_token}")
 
-    assert TOKEN not in repr(bot.settings) and TOKEN not in repr(bot.settings.secrets)
+    assert TOKEN not in repr(bot.settings)
+    assert TOKEN not in repr(bot.settings.secrets)
     monkeypatch.setattr(bot.engine, "search", leaky)
     with caplog.at_level(logging.DEBUG):
         reply = await answered(await fake.slash("search", {"query": "x y"}), ephemeral=True)
@@ -184,5 +186,6 @@ def test_session_token_guard_is_installed_and_catches_leaks() -> None:
     assert logging.getLogger("discord").isEnabledFor(logging.DEBUG)
     probe = token_guard.TokenGuard({"probe-secret"})
     probe.handle(logging.LogRecord("x", logging.INFO, __file__, 1, "a %s", ("probe-secret",), None))
-    assert probe.leaks and "probe-secret" not in probe.leaks[0]
+    assert probe.leaks
+    assert "probe-secret" not in probe.leaks[0]
     assert guard.seen > 0

@@ -127,7 +127,8 @@ async def test_search_answers_any_text(
     if limit is not None:
         options["limit"] = limit
     reply = await sane_answer(fake, "search", options)
-    assert reply.type == 4 and reply.ephemeral
+    assert reply.type == 4
+    assert reply.ephemeral
     no_errors()
 
 
@@ -170,7 +171,8 @@ async def test_autocomplete_answers_any_prefix(
     name, option = command
     options = {"query": "x", option: text} if name == "search" else {option: text}
     reply = await answered(await fake.autocomplete(name, options), type=8)
-    assert isinstance(reply.choices, list) and len(reply.choices) <= 25
+    assert isinstance(reply.choices, list)
+    assert len(reply.choices) <= 25
     no_errors()
 
 

@@ -59,7 +59,8 @@ def test_join_limited_says_how_many_more() -> None:
     authors = [f"Author Number{i}" for i in range(500)]
     out = limits.join_limited(authors, limits.FIELD_VALUE)
     assert len(out) <= limits.FIELD_VALUE
-    assert out.startswith("Author Number0, Author Number1") and out.endswith("more")
+    assert out.startswith("Author Number0, Author Number1")
+    assert out.endswith("more")
     shown = out.count("Author Number")
     assert f"and {500 - shown} more" in out
     assert limits.join_limited(["a", "b"], 100) == "a, b"
@@ -69,7 +70,8 @@ def test_join_limited_says_how_many_more() -> None:
 def test_custom_id_keeps_state_and_cuts_only_the_tail() -> None:
     assert limits.custom_id("pb", "s", 1) == "pb:s:1"
     cid = limits.custom_id("pb", "s", 1, tail="word " * 40)
-    assert len(cid) <= limits.CUSTOM_ID and cid.startswith("pb:s:1:word")
+    assert len(cid) <= limits.CUSTOM_ID
+    assert cid.startswith("pb:s:1:word")
     with pytest.raises(ValueError):
         limits.custom_id("x" * 101)
 
@@ -101,4 +103,5 @@ def test_fit_embeds_share_the_message_budget() -> None:
 
 def test_empty_field_values_become_a_placeholder() -> None:
     out = limits.fit_embed({"fields": [{"name": "", "value": ""}]})
-    assert out["fields"][0]["value"] and out["fields"][0]["name"]
+    assert out["fields"][0]["value"]
+    assert out["fields"][0]["name"]

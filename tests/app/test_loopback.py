@@ -60,7 +60,8 @@ async def test_setup_hook_loads_cogs_and_syncs_described_commands(
     fake, bot = env
     assert {"Search", "Papers", "Meta", "Errors"} <= set(bot.cogs)
     assert bot.failed_extensions == {}
-    assert len(fake.command_syncs) == 1 and fake.command_syncs[0].guild_id is None
+    assert len(fake.command_syncs) == 1
+    assert fake.command_syncs[0].guild_id is None
     commands = fake.commands()
     assert {"search", "paper", "similar", "random", "help", "sync"} <= set(commands)
     for command in commands.values():
@@ -68,8 +69,10 @@ async def test_setup_hook_loads_cogs_and_syncs_described_commands(
         for option in command.get("options", []):
             assert option["description"], (command["name"], option["name"])
     search = {o["name"]: o for o in commands["search"]["options"]}
-    assert search["query"]["required"] and search["query"]["max_length"] == 250
-    assert search["venue"]["autocomplete"] and search["venue"]["max_length"] == 24
+    assert search["query"]["required"]
+    assert search["query"]["max_length"] == 250
+    assert search["venue"]["autocomplete"]
+    assert search["venue"]["max_length"] == 24
     assert (search["limit"]["min_value"], search["limit"]["max_value"]) == (1, 10)
     assert commands["paper"]["options"][0]["autocomplete"]
     assert str(commands["sync"]["default_member_permissions"]) == "8"
@@ -91,7 +94,8 @@ async def test_commands_sync_only_when_changed(
     changed = make_bot(settings, icml_engine, storage)
     changed.tree.command(name="extra", description="A new command")(_noop)
     await connect_bot(changed, TOKEN)
-    assert len(fake_discord.command_syncs) == 2 and "extra" in fake_discord.commands()
+    assert len(fake_discord.command_syncs) == 2
+    assert "extra" in fake_discord.commands()
 
 
 async def _noop(interaction: discord.Interaction) -> None:
@@ -118,7 +122,8 @@ async def test_sync_command_is_owner_only(env: tuple[FakeDiscord, PaperBot]) -> 
     done = await fake.slash("sync", user=fake.owner)
     await answered(done, type=5)
     follow = await done.followup()
-    assert follow.body["content"].startswith("Synced ") and len(fake.command_syncs) == 2
+    assert follow.body["content"].startswith("Synced ")
+    assert len(fake.command_syncs) == 2
 
 
 # -- /search and its components ----------------------------------------------------------------
@@ -133,16 +138,19 @@ async def test_search_page_buttons_detail_more_like_and_share(
     page, pages, total, query = footer(reply).groups()
     assert (page, pages, total, query) == ("1", "2", "9", "optimal transport")
     description = reply.embed["description"]
-    assert description.startswith("**1. ") and "**Optimal** **Transport**" in description
+    assert description.startswith("**1. ")
+    assert "**Optimal** **Transport**" in description
     assert description.count("\n\n") == 4  # five hits
     ids = reply.custom_ids
     assert ids[0] == "pb:open"
     assert ids[1:] == ["pb:s:0:5::optimal transport", "pb:s:2:5::optimal transport", "pb:share"]
     buttons = reply.components[1]["components"]
     assert [b["label"] for b in buttons] == ["◀", "▶", "Share"]
-    assert buttons[0]["disabled"] and not buttons[1].get("disabled")
+    assert buttons[0]["disabled"]
+    assert not buttons[1].get("disabled")
     menu = reply.components[0]["components"][0]
-    assert len(menu["options"]) == 5 and menu["options"][0]["label"].startswith("1. ")
+    assert len(menu["options"]) == 5
+    assert menu["options"][0]["label"].startswith("1. ")
 
     nxt = await fake.click(reply, "pb:s:2:5::optimal transport")
     update = await answered(nxt, type=7)
@@ -161,9 +169,8 @@ async def test_search_page_buttons_detail_more_like_and_share(
     more = await fake.click(detail, f"pb:more:{chosen_id}")
     similar = await answered(more, type=4, ephemeral=True)
     assert similar.embed["title"].startswith("More like: ")
-    assert similar.custom_ids[1].startswith("pb:l:0:5:") and similar.custom_ids[1].endswith(
-        chosen_id
-    )
+    assert similar.custom_ids[1].startswith("pb:l:0:5:")
+    assert similar.custom_ids[1].endswith(chosen_id)
     assert chosen_id not in similar.embed["description"]
 
     shared = await fake.click(reply, "pb:share")
@@ -209,7 +216,8 @@ async def test_long_query_pages_from_the_message_after_restart(
     await first.close()
     await connect_bot(make_bot(settings, icml_engine, storage), TOKEN)
     update = await answered(await fake_discord.click(reply, "pb:s:2:2::^"), type=7)
-    assert footer(update).groups()[0] == "2" and footer(update).group(4) == query
+    assert footer(update).groups()[0] == "2"
+    assert footer(update).group(4) == query
     assert update.embed["description"].startswith("**3. ")
 
 
@@ -219,11 +227,13 @@ async def test_search_with_venue_limit_and_colon_query(env: tuple[FakeDiscord, P
         "search", {"query": "venue:icml learning", "venue": "ICML 2026", "limit": 2}
     )
     reply = await answered(handle, type=4)
-    assert footer(reply).group(2) != "1" and reply.embed["footer"]["text"].endswith("in ICML 2026")
+    assert footer(reply).group(2) != "1"
+    assert reply.embed["footer"]["text"].endswith("in ICML 2026")
     cid = "pb:s:2:2:ICML 2026:venue:icml learning"
     assert cid in reply.custom_ids
     update = await answered(await fake.click(reply, cid), type=7)
-    assert footer(update).group(1) == "2" and update.embed["description"].startswith("**3. ")
+    assert footer(update).group(1) == "2"
+    assert update.embed["description"].startswith("**3. ")
 
 
 async def test_venue_autocomplete(env: tuple[FakeDiscord, PaperBot]) -> None:
@@ -247,7 +257,8 @@ async def test_paper_autocomplete_then_detail(
     assert loop.time() - started < 1.0
     assert 1 <= len(reply.choices) <= 25
     choice = reply.choices[0]
-    assert choice["name"].startswith("Sinkhorn") and len(choice["name"]) <= 100
+    assert choice["name"].startswith("Sinkhorn")
+    assert len(choice["name"]) <= 100
     everything = await answered(await fake.autocomplete("paper", {"paper": ""}), type=8)
     assert len(everything.choices) == 19
 
@@ -271,7 +282,8 @@ async def test_paper_links_found_in_abstract(
     fields = {f["name"]: f["value"] for f in detail.embed["fields"]}
     assert "[Code](https://github.com/WillDreamer/ARL-Arena.git)" in fields["Links"]
     link_buttons = [c for row in detail.components for c in row["components"] if c.get("url")]
-    assert link_buttons and link_buttons[0]["label"] == "Code"
+    assert link_buttons
+    assert link_buttons[0]["label"] == "Code"
 
 
 async def test_similar_random_and_help(
@@ -290,7 +302,8 @@ async def test_similar_random_and_help(
 
     help_reply = await answered(await fake.slash("help"), type=4, ephemeral=True)
     text = str(help_reply.embed)
-    assert "/search" in text and "ICML 2026: 19 papers" in text
+    assert "/search" in text
+    assert "ICML 2026: 19 papers" in text
     assert [f["name"] for f in help_reply.embed["fields"]][1:] == [
         "Paper of the day",
         "Corpus: 19 papers",
@@ -351,7 +364,8 @@ async def test_unexpected_failure_is_logged_and_answered(
     assert "went wrong" in reply.embed["description"]
     assert "index exploded" not in reply.embed["description"]
     failure = [r for r in caplog.records if r.exc_info and "failed" in r.getMessage()]
-    assert failure and "index exploded" in str(failure[0].exc_info[1])
+    assert failure
+    assert "index exploded" in str(failure[0].exc_info[1])
 
 
 async def test_component_failure_is_answered(

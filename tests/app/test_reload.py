@@ -92,12 +92,16 @@ async def test_good_corpus_is_swapped_in_with_new_settings(corpus: tuple[Path, H
     reloader = Reloader(holder)
     reloader.on_swap.append(swapped.append)
     outcome = await reloader.reload("test")
-    assert outcome.ok and (outcome.previous, outcome.papers) == (5, 13)
-    assert holder.engine is not old and len(holder.engine.papers) == 13
-    assert holder.settings.search.k1 == 1.2 and holder.engine.settings.k1 == 1.2
+    assert outcome.ok
+    assert (outcome.previous, outcome.papers) == (5, 13)
+    assert holder.engine is not old
+    assert len(holder.engine.papers) == 13
+    assert holder.settings.search.k1 == 1.2
+    assert holder.engine.settings.k1 == 1.2
     assert holder.settings.discord.shard_count == 0  # needs a restart: not applied...
     assert any("[discord]" in note for note in outcome.notes)  # ...and the owner is told
-    assert swapped == [outcome] and "13 papers (was 5)" in outcome.summary()
+    assert swapped == [outcome]
+    assert "13 papers (was 5)" in outcome.summary()
     assert holder.engine.paper("b/7").title.startswith("b paper 7")
 
 
@@ -126,8 +130,10 @@ async def test_broken_corpus_is_rejected_and_old_engine_stays(
     else:
         write_config(root, ["a.jsonl"], extra="[serach]\nk1 = 2\n")
     outcome = await Reloader(holder).reload("test")
-    assert not outcome.ok and any(reason in r for r in outcome.reasons), outcome.reasons
-    assert holder.engine is old and holder.settings is old_settings
+    assert not outcome.ok
+    assert any(reason in r for r in outcome.reasons), outcome.reasons
+    assert holder.engine is old
+    assert holder.settings is old_settings
     assert "still serving the previous corpus (5 papers)" in outcome.summary()
     assert holder.engine.search("sinkhorn").hits
 
@@ -146,12 +152,16 @@ async def test_old_engine_serves_while_the_new_one_loads(corpus: tuple[Path, Hol
     task = asyncio.ensure_future(reloader.reload("first"))
     assert await asyncio.to_thread(started.wait, 5)
     # Loading happens in a thread: the loop is free and the old engine answers.
-    assert holder.engine is old and holder.engine.search("sinkhorn").hits
+    assert holder.engine is old
+    assert holder.engine.search("sinkhorn").hits
     second = await reloader.reload("second")
-    assert not second.ok and "already running" in second.reasons[0]
+    assert not second.ok
+    assert "already running" in second.reasons[0]
     release.set()
     outcome = await task
-    assert outcome.ok and holder.engine is not old and not reloader.running
+    assert outcome.ok
+    assert holder.engine is not old
+    assert not reloader.running
 
 
 async def test_unexpected_loader_bug_keeps_the_old_engine(corpus: tuple[Path, Holder]) -> None:
@@ -162,7 +172,9 @@ async def test_unexpected_loader_bug_keeps_the_old_engine(corpus: tuple[Path, Ho
         raise RuntimeError("loader bug")
 
     outcome = await Reloader(holder, load=broken).reload("test")
-    assert not outcome.ok and holder.engine is old and "RuntimeError" in outcome.reasons[0]
+    assert not outcome.ok
+    assert holder.engine is old
+    assert "RuntimeError" in outcome.reasons[0]
 
 
 def test_console_reload(corpus: tuple[Path, Holder]) -> None:
@@ -171,10 +183,12 @@ def test_console_reload(corpus: tuple[Path, Holder]) -> None:
     console = Console(holder.engine, out, settings=holder.settings)
     write_jsonl(root / "a.jsonl", papers("a", 7))
     console.handle("/reload")
-    assert "7 papers (was 5)" in out.getvalue() and len(console.engine.papers) == 7
+    assert "7 papers (was 5)" in out.getvalue()
+    assert len(console.engine.papers) == 7
     (root / "a.jsonl").write_text("", encoding="utf-8")
     console.handle("/reload")
-    assert "Reload rejected" in out.getvalue() and len(console.engine.papers) == 7
+    assert "Reload rejected" in out.getvalue()
+    assert len(console.engine.papers) == 7
     bare = io.StringIO()
     Console(holder.engine, bare).handle("/reload")  # embedded without settings
     assert "not available" in bare.getvalue()
@@ -227,7 +241,8 @@ async def test_admin_reload_is_owner_only_hidden_and_answers(
     handle = await fake_discord.slash("admin reload", user=fake_discord.owner)
     await answered(handle, type=5)
     rejected = (await handle.edit(timeout=5)).body["embeds"][0]["description"]
-    assert "Reload rejected" in rejected and "b.jsonl: no such file" in rejected
+    assert "Reload rejected" in rejected
+    assert "b.jsonl: no such file" in rejected
     assert len(bot.engine.papers) == 8
 
 
@@ -273,7 +288,8 @@ async def test_daily_pool_follows_reload_without_repeats(
     current = {p.id for p in holder.engine.papers}
     for _ in range(len(current) - 2):  # the rest of this pass: 2 of the 3 shown remain
         pid = await scheduler.today(42)
-        assert pid in current and pid not in shown, (pid, shown)
+        assert pid in current, (pid, shown)
+        assert pid not in shown, (pid, shown)
         shown.append(pid)
         clock.at += timedelta(days=1)
     assert set(shown[1:]) | {shown[0]} >= current

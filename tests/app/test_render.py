@@ -52,11 +52,15 @@ def test_paper_embed_within_limits_for_huge_paper() -> None:
     assert_within_limits(
         message(embed, paper_view(paper.id, render.found_links(paper), share=True))
     )
-    assert embed.title and embed.title.endswith("…") and len(embed.title) <= 256
-    assert "$" not in (embed.description or "") and "ℓ_1" in (embed.description or "")
+    assert embed.title
+    assert embed.title.endswith("…")
+    assert len(embed.title) <= 256
+    assert "$" not in (embed.description or "")
+    assert "ℓ_1" in (embed.description or "")
     assert "**transport**" in (embed.description or "")  # markdown kept
     fields = {f.name: f.value for f in embed.fields}
-    assert fields["Authors"].endswith("more") and fields["Venue"] == "ICML 2026 · Oral"
+    assert fields["Authors"].endswith("more")
+    assert fields["Venue"] == "ICML 2026 · Oral"
     assert "[Paper page](https://openreview.net/forum?id=x)" in fields["Links"]
     assert "[Code](https://github.com/a/b)" in fields["Links"]
 
@@ -70,8 +74,10 @@ def test_results_embed_within_limits_with_ten_huge_hits() -> None:
     embed = render.results_embed(result, venue="ICML 2026")
     state = PageState("s", ("q" * QUERY_MAX), 1, LIMIT_MAX, "v" * VENUE_MAX)
     assert_within_limits(message(embed, results_view(result, state, share=True)))
-    assert embed.description and embed.description.count("**") % 2 == 0
-    assert embed.footer.text and embed.footer.text.startswith("page 1/1000 · 10000 matches for")
+    assert embed.description
+    assert embed.description.count("**") % 2 == 0
+    assert embed.footer.text
+    assert embed.footer.text.startswith("page 1/1000 · 10000 matches for")
     assert embed.description.count("\n\n") == LIMIT_MAX - 1  # every hit kept, each shortened
 
 
@@ -97,7 +103,8 @@ def test_hit_block_links_title_and_escapes_brackets() -> None:
 def test_worst_case_page_custom_id_fits() -> None:
     state = PageState("s", "q" * QUERY_MAX, PAGE_MAX, LIMIT_MAX, "v" * VENUE_MAX)
     cid = state.custom_id(PAGE_MAX)
-    assert cid is not None and len(cid) <= limits.CUSTOM_ID
+    assert cid is not None
+    assert len(cid) <= limits.CUSTOM_ID
     assert cid.endswith(":^")  # the query itself is read back from the message's title
     short = PageState("s", "optimal transport", 2, 5, "colm").custom_id(2)
     assert short == "pb:s:2:5:colm:optimal transport"
@@ -108,11 +115,17 @@ def test_worst_case_page_custom_id_fits() -> None:
 def test_page_custom_id_round_trips() -> None:
     pattern = PageButton.__discord_ui_compiled_template__
     match = pattern.fullmatch('pb:s:2:5:ICML 2026:author:smith "a b"')
-    assert match and match["venue"] == "ICML 2026" and match["ref"] == 'author:smith "a b"'
+    assert match
+    assert match["venue"] == "ICML 2026"
+    assert match["ref"] == 'author:smith "a b"'
     match = pattern.fullmatch("pb:s:1:5::venue:icml x")
-    assert match and match["venue"] == "" and match["ref"] == "venue:icml x"
+    assert match
+    assert match["venue"] == ""
+    assert match["ref"] == "venue:icml x"
     match = pattern.fullmatch("pb:l:3:5:icml2026/001-e0a0ceac")
-    assert match and match["venue"] is None and match["ref"] == "icml2026/001-e0a0ceac"
+    assert match
+    assert match["venue"] is None
+    assert match["ref"] == "icml2026/001-e0a0ceac"
 
 
 def test_long_ids_are_left_out_of_components() -> None:

@@ -48,7 +48,8 @@ async def test_rejected_token_is_reported_without_the_token(fake_discord: FakeDi
     settings = make_settings(fake_discord)
     code = await asyncio.to_thread(run_bot, settings, TOKEN, err)
     assert code == 1
-    assert "rejected DISCORD_TOKEN" in err.getvalue() and TOKEN not in err.getvalue()
+    assert "rejected DISCORD_TOKEN" in err.getvalue()
+    assert TOKEN not in err.getvalue()
 
 
 async def test_autosharded_bot_asks_discord_for_shards_and_opens_its_own_storage(
@@ -60,8 +61,10 @@ async def test_autosharded_bot_asks_discord_for_shards_and_opens_its_own_storage
     )
     bot = PaperBot(settings, engine=icml_engine)  # shard_count from settings: 0 -> ask Discord
     connection = await connect_bot(bot, TOKEN)
-    assert bot.shard_count == 1 and fake_discord.calls("GET", "/gateway/bot")
-    assert bot.storage is not None and (tmp_path / "state.sqlite3").exists()
+    assert bot.shard_count == 1
+    assert fake_discord.calls("GET", "/gateway/bot")
+    assert bot.storage is not None
+    assert (tmp_path / "state.sqlite3").exists()
     reply = await answered(await fake_discord.slash("help"), type=4)
     assert reply.embed["title"] == "Paper bot"
     await connection.close()
@@ -90,7 +93,8 @@ def test_setup_logging_redacts_every_root_handler() -> None:
     try:
         setup_logging(logging.INFO, ["tok.en"])
         added = [h for h in root.handlers if h not in before[0]]
-        assert added and all(isinstance(h.formatter, RedactingFormatter) for h in root.handlers)
+        assert added
+        assert all(isinstance(h.formatter, RedactingFormatter) for h in root.handlers)
         record = logging.LogRecord("x", logging.INFO, __file__, 1, "%s", ("tok.en",), None)
         assert "tok.en" not in added[0].format(record)
     finally:

@@ -129,7 +129,8 @@ async def test_sighup_reloads_and_sigterm_finishes_in_flight_reply(
     started = time.monotonic()
     proc.send_signal(signal.SIGTERM)
     code = await asyncio.wait_for(proc.wait(), 10)
-    assert code == 0 and time.monotonic() - started < 10
+    assert code == 0
+    assert time.monotonic() - started < 10
     await handle.assert_answered(type=5)
     finished = await handle.edit(timeout=1)  # sent after SIGTERM, before HTTP closed
     assert "20 papers" in finished.body["embeds"][0]["description"]
@@ -193,8 +194,11 @@ def test_check_mode_passes_on_the_project_config(tmp_path: Path) -> None:
     config = write_config(tmp_path, [ICML])
     code, out = run_check(env={"PAPERBOT_CONFIG": str(config), "DISCORD_TOKEN": TOKEN})
     assert code == 0, out
-    assert "corpus: 19 papers" in out and "/admin" in out and "check passed" in out
-    assert "DISCORD_TOKEN: set" in out and TOKEN not in out
+    assert "corpus: 19 papers" in out
+    assert "/admin" in out
+    assert "check passed" in out
+    assert "DISCORD_TOKEN: set" in out
+    assert TOKEN not in out
 
 
 @pytest.mark.parametrize(
@@ -214,4 +218,5 @@ def test_check_mode_names_what_is_wrong(tmp_path: Path, settings: str, expected:
         encoding="utf-8",
     )
     code, out = run_check(env={"PAPERBOT_CONFIG": str(config)})
-    assert code == 1 and expected in out, out
+    assert code == 1, out
+    assert expected in out, out

@@ -31,7 +31,8 @@ def test_search_text(config):
     code, out, _ = run("--config", str(config), "search", "sinkhorn", "transport", "plans")
     assert code == 0
     assert out.startswith("1. Sinkhorn-parameterized Variational Inference")
-    assert "**Sinkhorn**" in out and "matches for 'sinkhorn transport plans'" in out
+    assert "**Sinkhorn**" in out
+    assert "matches for 'sinkhorn transport plans'" in out
 
 
 def test_search_json_round_trip(config):
@@ -65,14 +66,21 @@ def test_search_json_round_trip(config):
 def test_paper_similar_random_json(config):
     code, out, _ = run("--config", str(config), "paper", "dWorldEval", "--json")
     paper = json.loads(out)
-    assert code == 0 and paper["title"].startswith("dWorldEval") and paper["title_derived"]
+    assert code == 0
+    assert paper["title"].startswith("dWorldEval")
+    assert paper["title_derived"]
     code, out, _ = run("--config", str(config), "similar", paper["id"], "--json", "--limit", "2")
     similar = json.loads(out)
-    assert code == 0 and len(similar) == 2 and paper["id"] not in {h["id"] for h in similar}
+    assert code == 0
+    assert len(similar) == 2
+    assert paper["id"] not in {h["id"] for h in similar}
     code, out, _ = run("--config", str(config), "random", "--seed", "3", "--json")
-    assert code == 0 and json.loads(out)["venue"] == "ICML 2026"
+    assert code == 0
+    assert json.loads(out)["venue"] == "ICML 2026"
     code, out, _ = run("--config", str(config), "paper", paper["id"])
-    assert code == 0 and "Authors: not listed" in out and f"id: {paper['id']}" in out
+    assert code == 0
+    assert "Authors: not listed" in out
+    assert f"id: {paper['id']}" in out
 
 
 def test_links_from_abstracts(config):
@@ -83,13 +91,17 @@ def test_links_from_abstracts(config):
 
 def test_errors_are_clear(config):
     code, _, err = run("--config", str(config), "search", "the", "of")
-    assert code == 2 and "Nothing to search for" in err
+    assert code == 2
+    assert "Nothing to search for" in err
     code, _, err = run("--config", str(config), "paper", "nope")
-    assert code == 2 and "No such paper: 'nope'" in err
+    assert code == 2
+    assert "No such paper: 'nope'" in err
     code, _, err = run("--config", str(config), "search", "x", "--venue", "mars")
-    assert code == 2 and "Unknown venue 'mars'" in err
+    assert code == 2
+    assert "Unknown venue 'mars'" in err
     code, _, err = run("--config", str(config), "--corpus", "/no/such.jsonl", "stats")
-    assert code == 1 and "no such file" in err
+    assert code == 1
+    assert "no such file" in err
 
 
 def test_stats_and_corpus_option(config):
@@ -102,7 +114,9 @@ def test_stats_and_corpus_option(config):
         str(TEST_DATA / "iclr2018_sample.json"),
         "stats",
     )
-    assert code == 0 and "ICLR 2018: 3" in out and "ICML 2026: 19" in out
+    assert code == 0
+    assert "ICLR 2018: 3" in out
+    assert "ICML 2026: 19" in out
 
 
 def test_ingest_validates_and_converts(tmp_path):
@@ -116,9 +130,11 @@ def test_ingest_validates_and_converts(tmp_path):
     assert f"{bad}:2: malformed JSON" in err
     assert "loaded 4 papers from 2 file(s)" in out
     records = [json.loads(line) for line in out_file.read_text(encoding="utf-8").splitlines()]
-    assert len(records) == 4 and records[0]["venue"] == "ICLR 2018"
+    assert len(records) == 4
+    assert records[0]["venue"] == "ICLR 2018"
     code, _, err = run("ingest", str(tmp_path / "missing.json"))
-    assert code == 1 and "no usable paper" in err
+    assert code == 1
+    assert "no usable paper" in err
 
 
 def test_module_entry_point_as_a_user_runs_it(config):

@@ -32,7 +32,8 @@ def test_search_pages_open_and_more_like(icml_engine: SearchEngine) -> None:
     assert "-- page 2/2 · 9 matches" in out
     assert out.count("page 1/2") == 2  # prev went back
     assert "**Optimal** **Transport**" in out  # highlighted, as in Discord
-    assert "-- id: icml2026/" in out and "Authors: not listed" in out
+    assert "-- id: icml2026/" in out
+    assert "Authors: not listed" in out
     assert "More like: " in out
     assert PROMPT_TEXT not in out  # stdin is not a terminal: no prompt
 
@@ -48,7 +49,8 @@ def test_paper_random_similar_help(icml_engine: SearchEngine) -> None:
     )
     assert out.count("-- id: ") == 3
     assert "More like: " in out
-    assert "ICML 2026: 19 papers" in out and "open N" in out
+    assert "ICML 2026: 19 papers" in out
+    assert "open N" in out
 
 
 def test_mistakes_get_a_message_and_the_console_goes_on(icml_engine: SearchEngine) -> None:
@@ -122,14 +124,18 @@ def test_python_m_bot_without_token_explains_and_serves_the_console() -> None:
     assert done.returncode == 0, done.stderr
     assert "DISCORD_TOKEN is not set" in done.stderr
     assert "discord.com/developers/applications" in done.stderr
-    assert "DISCORD_TOKEN=" in done.stderr and ".env" in done.stderr
+    assert "DISCORD_TOKEN=" in done.stderr
+    assert ".env" in done.stderr
     assert "9 matches for “optimal transport”" in done.stdout
     closed = _python_m_bot()
-    assert closed.returncode == 0 and closed.stdout == ""
+    assert closed.returncode == 0
+    assert closed.stdout == ""
 
 
 def test_python_m_bot_help_and_cli_still_work() -> None:
     helped = _python_m_bot("--help")
-    assert helped.returncode == 0 and "without DISCORD_TOKEN" in helped.stdout.replace("\n", " ")
+    assert helped.returncode == 0
+    assert "without DISCORD_TOKEN" in helped.stdout.replace("\n", " ")
     searched = _python_m_bot("search", "optimal", "transport", "--limit", "1")
-    assert searched.returncode == 0 and searched.stdout.startswith("1. ")
+    assert searched.returncode == 0
+    assert searched.stdout.startswith("1. ")

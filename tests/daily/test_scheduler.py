@@ -234,7 +234,8 @@ async def test_crash_around_the_send_never_double_posts(h, when):
     assert [o.result for o in outcomes] == ["found" if when == "crash-after" else "sent"]
     assert len(h.poster.messages) == 1
     pick = await h.storage.get_pick(1, "2025-03-01")
-    assert pick.state == "sent" and pick.message_id == h.poster.messages[0].id
+    assert pick.state == "sent"
+    assert pick.message_id == h.poster.messages[0].id
 
 
 @pytest.mark.parametrize(("when", "state"), [("crash-before", "failed"), ("crash-after", "sent")])
@@ -267,7 +268,8 @@ async def test_transient_failures_back_off_then_succeed(h):
     # guild 1: Retry-After 100 s beats the 30 s backoff, then a 502 doubles it to 60 s.
     assert times == {1: timedelta(seconds=160), 2: timedelta(0)}
     pick = await h.storage.get_pick(1, "2025-03-01")
-    assert pick.state == "sent" and pick.attempts == 3
+    assert pick.state == "sent"
+    assert pick.attempts == 3
 
 
 async def test_transient_failures_give_up_within_the_day_and_resume(h):
@@ -275,7 +277,8 @@ async def test_transient_failures_give_up_within_the_day_and_resume(h):
     h.poster.script = [TransientPostError("503")] * 100
     await h.run_until(datetime(2025, 3, 1, 23, 0, tzinfo=UTC))
     pick = await h.storage.get_pick(1, "2025-03-01")
-    assert pick.state == "failed" and "gave up" in pick.error
+    assert pick.state == "failed"
+    assert "gave up" in pick.error
     assert pick.updated_at <= datetime(2025, 3, 1, 15, 0, tzinfo=UTC)  # 6-hour window
     h.poster.script = []
     await h.run_until(datetime(2025, 3, 2, 10, 0, tzinfo=UTC))
@@ -290,7 +293,8 @@ async def test_permanent_failure_stops_only_that_server(h):
     await h.run_until(datetime(2025, 3, 3, 12, 0, tzinfo=UTC))
     assert [m.guild_id for m in h.poster.messages] == [2, 2, 2]
     status = await h.sched.status(1)
-    assert status.state == "stopped" and "Unknown Channel" in status.stopped_reason
+    assert status.state == "stopped"
+    assert "Unknown Channel" in status.stopped_reason
     assert status.next_post_utc is None
     assert await h.sched.next_wakeup() == datetime(2025, 3, 4, 9, 0, tzinfo=UTC)
     # /daily set again clears the stop (the admin fixed the channel).
@@ -306,14 +310,16 @@ async def test_off_stops_posting_and_keeps_history(h):
     await h.run_until(datetime(2025, 3, 4, 0, 0, tzinfo=UTC))
     assert len(h.poster.messages) == 1
     status = await h.sched.status(1)
-    assert status.state == "off" and status.last_post.paper_id == h.poster.messages[0].paper_id
+    assert status.state == "off"
+    assert status.last_post.paper_id == h.poster.messages[0].paper_id
 
 
 async def test_status_shows_everything(h):
     await h.sched.set_schedule(1, 10, "09:30", "America/New_York")
     await h.run_until(datetime(2025, 3, 2, 15, 0, tzinfo=UTC))
     status = await h.sched.status(1)
-    assert status.channel_id == 10 and status.state == "on"
+    assert status.channel_id == 10
+    assert status.state == "on"
     assert status.next_post_utc == datetime(2025, 3, 3, 14, 30, tzinfo=UTC)
     assert status.next_post_local.replace(tzinfo=None) == datetime(2025, 3, 3, 9, 30)
     assert status.last_post.local_date == "2025-03-02"
@@ -326,7 +332,8 @@ async def test_topic_pool_and_reshuffle_after_exhaustion(h):
     await h.sched.set_schedule(1, 10, "09:00", "UTC", topic="rl")
     await h.run_until(datetime(2025, 3, 10, 0, 0, tzinfo=UTC))
     papers = [m.paper_id for m in h.poster.messages]
-    assert len(papers) == 9 and set(papers) == {"p001", "p002", "p003"}
+    assert len(papers) == 9
+    assert set(papers) == {"p001", "p002", "p003"}
     for start in (0, 3, 6):
         assert len(set(papers[start : start + 3])) == 3
     assert all(a != b for a, b in itertools.pairwise(papers))
@@ -351,7 +358,8 @@ async def test_corpus_changes(h):
     h.corpus.ids = [p for p in "abcd" if p != removed] + ["e", "f"]
     await h.run_until(datetime(2025, 3, 6, 10, 0, tzinfo=UTC))
     papers = [m.paper_id for m in h.poster.messages]
-    assert len(papers) == 6 and removed not in papers
+    assert len(papers) == 6
+    assert removed not in papers
     assert len(set(papers[:5])) == 5  # the pass covers old and new papers, none twice
     assert {"e", "f"} <= set(papers)
 
@@ -461,7 +469,8 @@ async def test_system_clock_loop_starts_and_stops(tmp_path):
     sched.start()  # idempotent
     sched.wake()
     await asyncio.sleep(0.05)
-    assert sched._task is not None and not sched._task.done()
+    assert sched._task is not None
+    assert not sched._task.done()
     await sched.stop()
     assert sched._task is None
     await store.close()

@@ -65,7 +65,8 @@ class FakeDiscord:
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
         server = site._server
-        assert server is not None and server.sockets  # type: ignore[attr-defined]
+        assert server is not None
+        assert server.sockets
         self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
         self.world.messages.cdn_base = f"http://127.0.0.1:{self.port}/cdn"
         self.gateway.url = self.gateway_url
@@ -328,7 +329,8 @@ class FakeDiscord:
     ) -> InteractionHandle:
         """Submit the modal the bot opened (callback type 9) with ``values`` by custom_id."""
         reply = opened if isinstance(opened, Reply) else await opened.response()
-        assert reply.kind == "callback" and reply.type == MODAL, f"not a modal: {reply}"
+        assert reply.kind == "callback", f"not a modal: {reply}"
+        assert reply.type == MODAL, f"not a modal: {reply}"
         source = opened if isinstance(opened, InteractionHandle) else None
         user = user or (source.user if source else self.alice)
         channel = source.channel if source else self.channel

@@ -23,10 +23,14 @@ def write(path: Path, text: str | bytes) -> Path:
 
 def test_project_jsonl_loads_the_icml_data():
     report = load_corpus([ICML])
-    assert len(report.papers) == 19 and report.skipped == 0 and not report.problems
+    assert len(report.papers) == 19
+    assert report.skipped == 0
+    assert not report.problems
     paper = report.papers[0]
-    assert paper.venue == "ICML 2026" and paper.year == 2026
-    assert paper.title_derived and paper.authors == ()
+    assert paper.venue == "ICML 2026"
+    assert paper.year == 2026
+    assert paper.title_derived
+    assert paper.authors == ()
     assert len({p.id for p in report.papers}) == 19
 
 
@@ -37,9 +41,11 @@ def test_paperlist_format_splits_authors_and_drops_rejects():
     assert [p.status for p in report.papers] == ["Poster"] * 3
     assert report.skipped == 2
     paper = report.papers[0]
-    assert paper.venue == "ICLR 2018" and paper.year == 2018
+    assert paper.venue == "ICLR 2018"
+    assert paper.year == 2018
     assert paper.id.startswith("iclr2018_sample/")
-    assert len(paper.authors) > 1 and all(a == a.strip() for a in paper.authors)
+    assert len(paper.authors) > 1
+    assert all(a == a.strip() for a in paper.authors)
     assert paper.link("page").startswith("https://")
     assert paper.keywords
 

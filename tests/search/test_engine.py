@@ -34,9 +34,11 @@ def test_icml_queries_rank_the_right_paper_first(icml_engine, query, expected):
 
 def test_hits_carry_scores_snippets_and_totals(icml_engine):
     result = icml_engine.search("reinforcement learning", limit=3)
-    assert len(result.hits) == 3 and result.total >= 3
+    assert len(result.hits) == 3
+    assert result.total >= 3
     scores = [h.score for h in result.hits]
-    assert scores == sorted(scores, reverse=True) and all(s > 0 for s in scores)
+    assert scores == sorted(scores, reverse=True)
+    assert all(s > 0 for s in scores)
     assert [h.rank for h in result.hits] == [1, 2, 3]
     assert all("**" in h.snippet for h in result.hits)
     assert result.pages == -(-result.total // 3)
@@ -60,12 +62,14 @@ def test_empty_and_stopword_queries(icml_engine):
 
 def test_no_match_is_an_empty_result_not_an_error(icml_engine):
     result = icml_engine.search("zyzzyva quux")
-    assert result.hits == [] and result.total == 0
+    assert result.hits == []
+    assert result.total == 0
 
 
 def test_phrase_and_exclude(icml_engine):
     phrase = icml_engine.search('"world model"', limit=20)
-    assert phrase.hits and all("world model" in h.paper.abstract.lower() for h in phrase.hits)
+    assert phrase.hits
+    assert all("world model" in h.paper.abstract.lower() for h in phrase.hits)
     excluded = icml_engine.search("world model -diffusion", limit=20)
     assert all("diffusion" not in h.paper.abstract.lower() for h in excluded.hits)
 
@@ -74,7 +78,8 @@ def test_venue_and_year_filters():
     papers = load_corpus([ICML, TEST_DATA / "iclr2018_sample.json"]).papers
     engine = SearchEngine(papers, settings=SearchSettings())
     hits = engine.search("learning", limit=50, filters=Filters(venue="iclr")).hits
-    assert hits and all(h.paper.venue == "ICLR 2018" for h in hits)
+    assert hits
+    assert all(h.paper.venue == "ICLR 2018" for h in hits)
     assert all(h.paper.year == 2026 for h in engine.search("learning year:2026", limit=50).hits)
     with pytest.raises(BadFilter, match="Venues in this corpus: ICLR 2018, ICML 2026"):
         engine.search("learning venue:mars")
@@ -87,7 +92,8 @@ def test_venue_and_year_filters():
 def test_similar_excludes_the_paper_itself(icml_engine):
     paper = icml_engine.paper("RepetitionCurse")
     result = icml_engine.similar(paper.id, limit=5)
-    assert result.hits and paper.id not in [h.paper.id for h in result.hits]
+    assert result.hits
+    assert paper.id not in [h.paper.id for h in result.hits]
 
 
 def test_paper_lookup_by_id_title_and_errors(icml_engine):
@@ -120,7 +126,8 @@ def test_random_is_repeatable_and_respects_venue(icml_engine):
 
 def test_matching_ids_for_topics(icml_engine):
     ids = icml_engine.matching_ids("reinforcement learning")
-    assert ids and len(ids) == icml_engine.search("reinforcement learning").total
+    assert ids
+    assert len(ids) == icml_engine.search("reinforcement learning").total
     assert icml_engine.matching_ids("zyzzyva") == []
 
 

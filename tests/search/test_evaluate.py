@@ -46,7 +46,8 @@ def test_cli_eval_json_on_the_tiny_set():
     code, out, err = run_cli("eval", "--beir", str(TINY), "--json")
     assert code == 0, err
     report = json.loads(out)
-    assert report["queries"] == 3 and report["docs"] == 6
+    assert report["queries"] == 3
+    assert report["docs"] == 6
     assert report["ndcg@10"] == pytest.approx(0.8710, abs=1e-4)
     assert report["recall@100"] == pytest.approx(0.8333, abs=1e-4)
     assert report["mrr@10"] == 1.0
@@ -57,12 +58,17 @@ def test_cli_eval_json_on_the_tiny_set():
 def test_cli_eval_text_overrides_and_errors(tmp_path):
     code, out, _err = run_cli("eval", "--beir", str(TINY), "--set", "k1=0.9", "--analyzer", "plain")
     assert code == 0
-    assert "nDCG@10" in out and "Recall@100" in out and "MRR@10" in out and "k1=0.9" in out
+    assert "nDCG@10" in out
+    assert "Recall@100" in out
+    assert "MRR@10" in out
+    assert "k1=0.9" in out
     assert "ms/query" in out
     code, _out, err = run_cli("eval", "--beir", str(tmp_path))
-    assert code == 1 and "not found" in err
+    assert code == 1
+    assert "not found" in err
     code, _out, err = run_cli("eval", "--beir", str(TINY), "--set", "k1=fast")
-    assert code == 1 and "k1 must be a number" in err
+    assert code == 1
+    assert "k1 must be a number" in err
     with pytest.raises(Exception, match="expected KEY=VALUE"):
         apply_overrides(SearchSettings(), ["nonsense=1"])
 
@@ -72,7 +78,8 @@ def test_compound_weights_keep_the_same_terms_and_plain_queries_match_rank_bm25(
     text = r"AG-REPA fair-range $k$-clustering the state-of-the-art"  # four compounds
     terms, weights = analyzer.query_terms(text, 0.5)
     assert terms == analyzer(text)
-    assert weights.count(0.5) == 4 and set(weights) == {0.5, 1.0}
+    assert weights.count(0.5) == 4
+    assert set(weights) == {0.5, 1.0}
     assert analyzer.query_terms(text)[1] == [1.0] * len(terms)
     # A query without hyphens scores exactly as rank_bm25 over the indexed text.
     s = icml_engine.settings
@@ -96,7 +103,8 @@ def test_the_whole_of_a_hyphenated_name_counts_half(icml_engine):
 def test_scifact_train_meets_the_recorded_figures():
     folder = shared_path("scifact")
     report = evaluate(folder, "train", SearchSettings())
-    assert report.queries == 809 and report.docs == 5183
+    assert report.queries == 809
+    assert report.docs == 5183
     # docs/search-quality.md: 0.7022 / 0.9303 / 0.6698 with the defaults; the targets.
     assert report.scores["ndcg@10"] >= 0.70
     assert report.scores["recall@100"] >= 0.93

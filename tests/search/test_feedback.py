@@ -25,9 +25,11 @@ def test_expand_adds_new_terms_strongest_at_the_given_weight():
     out = expand(["q"], ids, scores, docs.__getitem__, docs=2, n_terms=2, weight=0.3)
     assert out.added == ("alpha", "beta")  # zeta is only in doc 2, outside the top 2
     assert out.terms == ("q", "alpha", "beta")
-    assert out.weights[:2] == (1.0, 0.3) and 0 < out.weights[2] < 0.3
+    assert out.weights[:2] == (1.0, 0.3)
+    assert 0 < out.weights[2] < 0.3
     off = expand(["q"], ids, scores, docs.__getitem__, docs=0, n_terms=2, weight=0.3)
-    assert off.terms == ("q",) and off.added == ()
+    assert off.terms == ("q",)
+    assert off.added == ()
     kept = expand(
         ["q"], ids, scores, docs.__getitem__, docs=2, n_terms=1, weight=0.3, weights=[0.5]
     )

@@ -4,7 +4,9 @@ from bot.search.query import merge_filters, parse_query
 
 def test_plain_words():
     q = parse_query("optimal transport")
-    assert q.words == "optimal transport" and q.phrases == () and q.filters.is_empty()
+    assert q.words == "optimal transport"
+    assert q.phrases == ()
+    assert q.filters.is_empty()
 
 
 def test_phrases_excludes_and_filters():
@@ -18,7 +20,8 @@ def test_phrases_excludes_and_filters():
 
 def test_broken_syntax_reads_as_words():
     q = parse_query('unbalanced "quote here')
-    assert q.phrases == () and "quote" in q.words
+    assert q.phrases == ()
+    assert "quote" in q.words
     q = parse_query("- author: year:soon k-means")
     assert q.words == "k-means"
     assert any("author:" in note for note in q.notes)
@@ -36,5 +39,6 @@ def test_excluded_phrase_and_curly_quotes():
 def test_explicit_filters_win():
     parsed = parse_query("x venue:colm").filters
     merged = merge_filters(parsed, Filters(venue="icml", year=2026))
-    assert merged.venue == "icml" and merged.year == 2026
+    assert merged.venue == "icml"
+    assert merged.year == 2026
     assert merge_filters(parsed, None) is parsed

@@ -29,7 +29,8 @@ def test_rare_terms_beat_common_ones():
 
 def test_no_match_gives_the_first_sentence():
     snippet = make_snippet(ABSTRACT, {"zzz"}, A, lambda t: 1.0)
-    assert snippet.startswith("Optimal Transport (OT)") and "**" not in snippet
+    assert snippet.startswith("Optimal Transport (OT)")
+    assert "**" not in snippet
 
 
 def test_hyphenated_name_is_bolded_whole_and_markdown_does_not_clash():
@@ -43,9 +44,11 @@ def test_long_sentences_are_shortened_without_breaking_bold():
     text = "word " * 200 + "target here " + "word " * 200 + "."
     snippet = make_snippet(text, {"target"}, A, lambda t: 1.0, max_chars=120)
     assert len(snippet) <= 125
-    assert "**target**" in snippet and snippet.count("**") % 2 == 0
+    assert "**target**" in snippet
+    assert snippet.count("**") % 2 == 0
 
 
 def test_highlight_counts():
     text, count = highlight("Graph neural networks on graphs", {"graph"}, A)
-    assert count == 2 and text == "**Graph** neural networks on **graphs**"
+    assert count == 2
+    assert text == "**Graph** neural networks on **graphs**"

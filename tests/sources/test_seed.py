@@ -16,8 +16,10 @@ def test_records_are_honest():
     records = seed_records(read_seed(RAW))
     assert len(records) == 19
     for record in records:
-        assert record["authors"] == [] and record["title_derived"] is True
-        assert record["venue"] == "ICML 2026" and record["year"] == 2026
+        assert record["authors"] == []
+        assert record["title_derived"] is True
+        assert record["venue"] == "ICML 2026"
+        assert record["year"] == 2026
         assert record["abstract"] in RAW.read_text(encoding="utf-8")
         assert len(record["title"]) <= 100
     assert len({r["id"] for r in records}) == 19

@@ -38,8 +38,11 @@ async def test_file_is_in_wal_mode_and_pick_survives_reopen(tmp_path):
     raw.close()
     again = await Storage.open(str(path))
     pick = await again.get_pick(7, "2025-03-01")
-    assert pick is not None and pick.paper_id == "paper-1" and pick.state == "sending"
-    assert pick.attempts == 1 and pick.channel_id == 55
+    assert pick is not None
+    assert pick.paper_id == "paper-1"
+    assert pick.state == "sending"
+    assert pick.attempts == 1
+    assert pick.channel_id == 55
     assert (await again.pool(7, new_seed=999)).seed == 123
     await again.close()
 
@@ -77,7 +80,8 @@ def test_database_urls(tmp_path):
     assert sqlite_path(str(tmp_path / "a.db")) == str(tmp_path / "a.db")
     with pytest.raises(UnsupportedDatabase) as info:
         sqlite_path("postgresql://user@host/db")
-    assert isinstance(info.value, NotImplementedError) and isinstance(info.value, ConfigError)
+    assert isinstance(info.value, NotImplementedError)
+    assert isinstance(info.value, ConfigError)
     with pytest.raises(ConfigError):
         sqlite_path("mysql://host/db")
 
@@ -96,7 +100,8 @@ async def test_memory_database_works():
 async def test_calls_run_off_the_event_loop_thread(storage):
     seen: list[int] = []
     await storage._run(lambda c: seen.append(threading.get_ident()))
-    assert seen and seen[0] != threading.get_ident()
+    assert seen
+    assert seen[0] != threading.get_ident()
 
 
 async def test_failed_transaction_rolls_back(storage):
@@ -112,12 +117,16 @@ async def test_failed_transaction_rolls_back(storage):
 async def test_schedule_lifecycle(storage):
     assert await storage.get_schedule(1) is None
     saved = await storage.save_schedule(1, 10, "09:00", "Europe/Paris", None, "2025-03-01", NOW)
-    assert saved.active and saved.channel_id == 10 and saved.updated_at == NOW
+    assert saved.active
+    assert saved.channel_id == 10
+    assert saved.updated_at == NOW
     await storage.stop_schedule(1, "Missing Access", NOW)
     assert [s.guild_id for s in await storage.active_schedules()] == []
     assert (await storage.get_schedule(1)).stopped_reason == "Missing Access"
     again = await storage.save_schedule(1, 11, "10:00", "UTC", "rl", "2025-03-02", NOW)
-    assert again.active and again.stopped_reason is None and again.topic == "rl"
+    assert again.active
+    assert again.stopped_reason is None
+    assert again.topic == "rl"
     assert await storage.disable_schedule(1, NOW) is True
     assert await storage.disable_schedule(1, NOW) is False
     assert not (await storage.get_schedule(1)).enabled
@@ -127,12 +136,14 @@ async def test_create_pick_is_insert_once_and_advances_epoch(storage):
     assert (await storage.pool(3, new_seed=1)).epoch == 0
     first = await storage.create_pick(3, "2025-03-01", "a", 1, "m", NOW)
     second = await storage.create_pick(3, "2025-03-01", "b", 2, "m2", NOW)
-    assert second.paper_id == "a" and second.epoch == 1
+    assert second.paper_id == "a"
+    assert second.epoch == 1
     assert first == second
     assert (await storage.pool(3, new_seed=2)).epoch == 1
     assert (await storage.pool(3, new_seed=2)).seed == 1
     pool = await storage.pool(3, new_seed=2)
-    assert pool.drawn == {"a"} and pool.last_paper == "a"
+    assert pool.drawn == {"a"}
+    assert pool.last_paper == "a"
     await storage.create_pick(3, "2025-03-02", "b", 2, "m", NOW)
     pool = await storage.pool(3, new_seed=2)
     assert (pool.epoch, pool.drawn, pool.last_paper) == (2, {"b"}, "b")
@@ -143,18 +154,24 @@ async def test_pick_state_transitions(storage):
     await storage.create_pick(4, "2025-03-01", "a", 0, "m", NOW)
     later = NOW + timedelta(minutes=5)
     pick = await storage.mark_sending(4, "2025-03-01", 99, NOW)
-    assert pick.state == "sending" and pick.first_attempt_at == NOW
+    assert pick.state == "sending"
+    assert pick.first_attempt_at == NOW
     # the durable write switched to synchronous=FULL only for itself (1 = NORMAL)
     assert await storage._run(lambda c: c.execute("PRAGMA synchronous").fetchone()[0]) == 1
     pick = await storage.mark_retry(4, "2025-03-01", "503", later, NOW)
-    assert pick.state == "pending" and pick.next_attempt_at == later and pick.attempts == 1
+    assert pick.state == "pending"
+    assert pick.next_attempt_at == later
+    assert pick.attempts == 1
     assert [p.local_date for p in await storage.attempted_unfinished()] == ["2025-03-01"]
     assert [p.local_date for p in await storage.recent_picks("2025-03-01")] == ["2025-03-01"]
     assert await storage.recent_picks("2025-03-02") == []
     pick = await storage.mark_sending(4, "2025-03-01", 99, later)
-    assert pick.attempts == 2 and pick.first_attempt_at == NOW
+    assert pick.attempts == 2
+    assert pick.first_attempt_at == NOW
     pick = await storage.mark_sent(4, "2025-03-01", 1234, later)
-    assert pick.state == "sent" and pick.error is None and pick.sent_at == later
+    assert pick.state == "sent"
+    assert pick.error is None
+    assert pick.sent_at == later
     assert pick.jump_url == "https://discord.com/channels/4/99/1234"
     assert (await storage.last_sent(4)) == pick
     assert await storage.attempted_unfinished() == []

@@ -36,12 +36,14 @@ async def test_daily_is_hidden_from_non_managers_and_today_is_open(daily_env: Da
     daily, today = commands["daily"], commands["today"]
     assert str(daily["default_member_permissions"]) == MANAGE_GUILD
     assert today["default_member_permissions"] is None
-    assert daily["dm_permission"] is False and today["dm_permission"] is False  # servers only
+    assert daily["dm_permission"] is False
+    assert today["dm_permission"] is False
     subs = {o["name"]: o for o in daily["options"]}
     assert set(subs) == {"set", "status", "off"}
     options = {o["name"]: o for o in subs["set"]["options"]}
     assert [o["name"] for o in subs["set"]["options"]] == ["channel", "time", "timezone", "topic"]
-    assert options["timezone"]["autocomplete"] and not options["topic"].get("required")
+    assert options["timezone"]["autocomplete"]
+    assert not options["topic"].get("required")
     assert options["channel"]["channel_types"] == [0, 5]
 
 
@@ -129,7 +131,8 @@ async def test_timezone_autocomplete_from_memory(daily_env: DailyEnv) -> None:
     assert (await choices("new york"))[0] == "America/New_York"
     assert (await choices("europe/be"))[:2] == ["Europe/Belfast", "Europe/Belgrade"]
     empty = await choices("")
-    assert empty[0] == "UTC" and "Asia/Tokyo" in empty
+    assert empty[0] == "UTC"
+    assert "Asia/Tokyo" in empty
     assert await choices("Mars/Olympus") == []
     assert len(await choices("a")) == 25
 
@@ -140,7 +143,8 @@ async def test_set_post_restart_no_second_post_and_today_agrees(daily_env: Daily
     await daily_env.start()
     setup = await daily_env.set_daily(ephemeral=True)
     text = setup.embed["description"]
-    assert f"<#{daily_env.papers.id}>" in text and "**09:00** (Europe/Paris)" in text
+    assert f"<#{daily_env.papers.id}>" in text
+    assert "**09:00** (Europe/Paris)" in text
     assert f"<t:{int(DUE.timestamp())}:F>" in text
     assert "2025-03-01 09:00 CET (Europe/Paris) · 2025-03-01 08:00 UTC" in text
     promised = await daily_env.slash("today", user=fake.alice)  # open to everyone
@@ -162,8 +166,10 @@ async def test_set_post_restart_no_second_post_and_today_agrees(daily_env: Daily
         embed["footer"]["text"],
     )
     fields = {f["name"]: f["value"] for f in embed["fields"]}
-    assert fields["Venue"] == "ICML 2026" and fields["Authors"]
-    assert embed["description"] and len(embed["description"]) <= 700
+    assert fields["Venue"] == "ICML 2026"
+    assert fields["Authors"]
+    assert embed["description"]
+    assert len(embed["description"]) <= 700
     assert [t["id"] for t in fake.threads] == [post["id"]]  # discussion thread on the post
     assert fake.threads[0]["name"] == embed["title"][:100]
 
@@ -172,7 +178,8 @@ async def test_set_post_restart_no_second_post_and_today_agrees(daily_env: Daily
     jump = f"https://discord.com/channels/{guild.id}/{daily_env.papers.id}/{post['id']}"
     assert today.content == f"Posted in <#{daily_env.papers.id}>: {jump}"
     status = text_of(await daily_env.slash("daily status", ephemeral=True))
-    assert "Paper of the day: on" in status and f"<#{daily_env.papers.id}>" in status
+    assert "Paper of the day: on" in status
+    assert f"<#{daily_env.papers.id}>" in status
     assert f"({jump}) · 2025-03-01" in status
     assert "18 of 19 papers not shown yet" in status
     tomorrow = datetime(2025, 3, 2, 8, 0, tzinfo=UTC)
@@ -239,8 +246,10 @@ async def test_without_storage_the_daily_cog_is_not_loaded(
     bot = make_bot(make_settings(fake_discord), icml_engine, None)  # type: ignore[arg-type]
     with caplog.at_level(logging.WARNING):
         await connect_bot(bot, TOKEN)  # type: ignore[operator]
-    assert "Daily" not in bot.cogs and "Search" in bot.cogs
-    assert "daily" not in fake_discord.commands() and "today" not in fake_discord.commands()
+    assert "Daily" not in bot.cogs
+    assert "Search" in bot.cogs
+    assert "daily" not in fake_discord.commands()
+    assert "today" not in fake_discord.commands()
     assert any("paper of the day unavailable" in r.getMessage() for r in caplog.records)
 
 

@@ -38,7 +38,8 @@ async def test_rate_limit_then_success_posts_exactly_once(daily_env: DailyEnv) -
     assert statuses(daily_env) == [429, 200]  # discord.py waited Retry-After and resent
     assert len(daily_env.fake.channel_messages(daily_env.papers)) == 1
     pick = await daily_env.storage.get_pick(int(daily_env.fake.guild.id), "2025-03-01")
-    assert pick.attempts == 1 and pick.error is None
+    assert pick.attempts == 1
+    assert pick.error is None
     assert len(daily_env.fake.threads) == 1
 
 
@@ -115,7 +116,8 @@ async def test_403_stops_that_server_only(daily_env: DailyEnv, arm: str, reason:
     assert fake.channel_messages(daily_env.papers) == []
     status = await daily_env.slash("daily status", ephemeral=True)
     assert status.embed["title"] == "Paper of the day: stopped"
-    assert reason in status.embed["description"] and "/daily set" in status.embed["description"]
+    assert reason in status.embed["description"]
+    assert "/daily set" in status.embed["description"]
     other_status = await daily_env.slash("daily status", user=fake.owner, channel=other_channel)
     assert other_status.embed["title"] == "Paper of the day: on"
 

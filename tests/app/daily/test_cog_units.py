@@ -44,7 +44,8 @@ def http_error(
 )
 def test_classify(error: BaseException, kind: type[Exception], words: str) -> None:
     mapped = classify(error, 123)
-    assert isinstance(mapped, kind) and words in str(mapped)
+    assert isinstance(mapped, kind)
+    assert words in str(mapped)
     if isinstance(mapped, PermanentPostError):
         assert "<#123>" in mapped.reason
 
@@ -52,7 +53,8 @@ def test_classify(error: BaseException, kind: type[Exception], words: str) -> No
 def test_classify_keeps_retry_after_and_leaves_our_bugs_alone() -> None:
     cloudflare = http_error(discord.HTTPException, 429, headers={"Retry-After": "12.5"})
     mapped = classify(cloudflare, 1)
-    assert isinstance(mapped, TransientPostError) and mapped.retry_after == 12.5
+    assert isinstance(mapped, TransientPostError)
+    assert mapped.retry_after == 12.5
     assert classify(discord.RateLimited(42.0), 1).retry_after == 42.0  # type: ignore[union-attr]
     assert classify(http_error(discord.HTTPException, 400, 50035), 1) is None  # invalid body
     assert classify(ValueError("bug"), 1) is None
@@ -93,6 +95,7 @@ def test_zone_choices() -> None:
     assert zone_choices("  new york")[0] == "America/New_York"
     assert zone_choices("utc")[0] == "UTC"
     assert zone_choices("tokyo") == ["Asia/Tokyo"]
-    assert len(zone_choices("")) <= 25 and zone_choices("")[0] == "UTC"
+    assert len(zone_choices("")) <= 25
+    assert zone_choices("")[0] == "UTC"
     assert len(zone_choices("e")) == 25
     assert zone_choices("Mars/Olympus") == []

@@ -75,7 +75,8 @@ def timestamp(when: datetime) -> str:
 
 def zone_text(status: DailyStatus) -> str:
     """The next post written out in the server's zone and in UTC (no client-side rendering)."""
-    assert status.next_post_local is not None and status.next_post_utc is not None
+    assert status.next_post_local is not None
+    assert status.next_post_utc is not None
     local = status.next_post_local
     zone = status.schedule.timezone if status.schedule else "UTC"
     return (
