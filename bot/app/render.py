@@ -13,7 +13,7 @@ from collections.abc import Mapping
 import discord
 
 from bot.app import limits
-from bot.search.latex import latex_to_unicode
+from bot.search.latex import display_title, latex_to_unicode
 from bot.search.models import Hit, Paper, SearchResult
 
 COLOR = discord.Colour(0x3B82F6)
@@ -37,8 +37,8 @@ def finish(embed: discord.Embed, budget: int = limits.EMBED_TOTAL) -> discord.Em
 
 
 def plain_title(title: str) -> str:
-    """A title as people read it: LaTeX rendered, line breaks folded."""
-    return " ".join(latex_to_unicode(title).split())
+    """A title as people read it: the one rendering every surface uses (CLI included)."""
+    return display_title(title)
 
 
 def title_text(paper: Paper) -> str:

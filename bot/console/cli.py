@@ -13,6 +13,7 @@ from typing import TextIO
 
 from bot.config import PROJECT_ROOT, ConfigError, Settings, load_settings, settings_for
 from bot.search.corpus import CorpusError, LoadReport, load_file
+from bot.search.latex import display_title, latex_to_unicode
 from bot.search.models import Filters, Hit, Paper, SearchError, SearchResult
 
 log = logging.getLogger(__name__)
@@ -115,7 +116,9 @@ def run_eval(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
 def _print_hit(hit: Hit, out: TextIO) -> None:
     paper = hit.paper
     authors = ", ".join(paper.authors[:4]) + (" et al." if len(paper.authors) > 4 else "")
-    title = paper.title + (" (headline derived from the abstract)" if paper.title_derived else "")
+    title = display_title(paper.title)
+    if paper.title_derived:
+        title += " (headline derived from the abstract)"
     out.write(f"{hit.rank}. {title}\n")
     meta = " · ".join(x for x in (paper.venue, paper.status or "", authors) if x)
     out.write(f"   {meta} · score {hit.score:.2f} · id {paper.id}\n")
@@ -134,9 +137,7 @@ def print_result(result: SearchResult, out: TextIO) -> None:
 
 
 def print_paper(paper: Paper, out: TextIO) -> None:
-    from bot.search.latex import latex_to_unicode
-
-    out.write(paper.title + "\n")
+    out.write(display_title(paper.title) + "\n")
     if paper.title_derived:
         out.write("(headline derived from the abstract; the seed has no title)\n")
     out.write(" · ".join(x for x in (paper.venue, paper.status or "") if x) + "\n")

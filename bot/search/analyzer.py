@@ -18,7 +18,7 @@ import Stemmer
 
 from bot.search.latex import has_latex, latex_to_unicode
 
-ANALYZER_VERSION = "1"
+ANALYZER_VERSION = "2"
 
 URL = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]]+", re.IGNORECASE)
 # A word: letters/digits, optionally joined by single hyphens (k-means, AG-REPA, state-of-the-art).

@@ -151,3 +151,18 @@ def test_module_entry_point_as_a_user_runs_it(config):
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)[0]["title"].startswith("DuRP")
     assert str(PROJECT_ROOT) != "/"
+
+
+def test_titles_render_latex_like_discord(tmp_path):
+    """`search qPOTS` finds the paper and prints `qPOTS: ...`, not `$q\\texttt{POTS}$`."""
+    sample = TEST_DATA / "latex_sample.json"
+    config = tmp_path / "settings.toml"
+    config.write_text(
+        f'[corpus]\nfiles = ["{sample}"]\nindex_dir = "{tmp_path / "idx"}"\n', encoding="utf-8"
+    )
+    code, out, _ = run("--config", str(config), "search", "qPOTS", "--limit", "1")
+    assert code == 0
+    assert out.startswith("1. qPOTS: Efficient Batch Multiobjective")
+    code, out, _ = run("--config", str(config), "paper", "latex_sample/udH3b2Lsx5")
+    assert code == 0
+    assert out.startswith("SPIN: distilling Skill-RRT for long-horizon")
