@@ -17,6 +17,7 @@ import logging
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -53,18 +54,73 @@ VENUE_NAMES = {
 _VENUE_FILE = re.compile(r"^([a-z]+)[-_]?(\d{4})(?:[-_.].*)?$", re.IGNORECASE)
 _SOFT_BREAK = re.compile(r"-\n\s*")
 _SPACES = re.compile(r"\s+")
+TOO_DEEP = "too deeply nested"
 
 
 class CorpusError(Exception):
     """No usable paper could be loaded; the message names the files and the first problems."""
 
 
+class ProblemKind(StrEnum):
+    """What went wrong, so callers decide by kind instead of matching English messages."""
+
+    MISSING = "missing"  # the file is not there (or is not a file)
+    NOT_ARRAY = "not-array"  # a .json file that is not a JSON array
+    TRUNCATED = "truncated"  # a JSON array cut before its closing ]
+    MALFORMED = "malformed"  # a line that is not JSON: broken, not UTF-8, too long, too deep
+    INVALID = "invalid"  # valid JSON that is not a usable paper record
+    DUPLICATE = "duplicate"  # a paper id seen before
+
+
+FILE_LEVEL = frozenset({ProblemKind.MISSING, ProblemKind.NOT_ARRAY, ProblemKind.TRUNCATED})
+DAMAGE = FILE_LEVEL | {ProblemKind.MALFORMED}
+
+
+@dataclass(frozen=True, slots=True)
+class LoadProblem:
+    """One problem met while loading: where (`path`, `line` or None for the file) and what."""
+
+    path: Path
+    line: int | None
+    kind: ProblemKind
+    text: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line is not None else str(self.path)
+        return f"{where}: {self.text}"
+
+    @property
+    def damage(self) -> bool:
+        """The file itself is broken (cut, garbled, missing), not just one odd record."""
+        return self.kind in DAMAGE
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": str(self.path),
+            "line": self.line,
+            "kind": str(self.kind),
+            "text": self.text,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> LoadProblem:
+        return cls(Path(data["path"]), data.get("line"), ProblemKind(data["kind"]), data["text"])
+
+
 @dataclass
 class LoadReport:
     papers: list[Paper] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    problems: list[LoadProblem] = field(default_factory=list)
     skipped: int = 0
     files: list[Path] = field(default_factory=list)
+
+    def problem(
+        self, path: Path, line: int | None, kind: ProblemKind, text: str, *, skip: bool = True
+    ) -> None:
+        """Record a problem; every kind but a missing or cut file also skips one record."""
+        self.problems.append(LoadProblem(path, line, kind, text))
+        if skip and kind not in FILE_LEVEL:
+            self.skipped += 1
 
     def summary(self) -> str:
         names = ", ".join(p.name for p in self.files)
@@ -227,70 +283,78 @@ def _headline_fallback(abstract: str, words: int = 12) -> str:
 
 
 def _jsonl_records(path: Path, report: LoadReport) -> Iterator[tuple[int, dict[str, Any]]]:
-    def skip(reason: str) -> None:
-        report.problems.append(reason)
-        report.skipped += 1
-
+    bad = ProblemKind.MALFORMED
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
             if len(raw) > MAX_LINE_BYTES:
-                skip(f"{path}:{number}: line of {len(raw):,} bytes is too long")
+                report.problem(path, number, bad, f"line of {len(raw):,} bytes is too long")
                 continue
             if not raw.strip():
                 continue
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                skip(f"{path}:{number}: not valid UTF-8 ({exc.reason})")
+                report.problem(path, number, bad, f"not valid UTF-8 ({exc.reason})")
                 continue
             try:
                 record = json.loads(text)
             except json.JSONDecodeError as exc:
-                skip(f"{path}:{number}: malformed JSON ({exc.msg})")
+                report.problem(path, number, bad, f"malformed JSON ({exc.msg})")
+                continue
+            except RecursionError:  # `[[[[…` deeper than the parser's stack
+                report.problem(path, number, bad, TOO_DEEP)
                 continue
             if not isinstance(record, dict):
-                skip(f"{path}:{number}: expected an object, got {type(record).__name__}")
+                report.problem(
+                    path,
+                    number,
+                    ProblemKind.INVALID,
+                    f"expected an object, got {type(record).__name__}",
+                )
                 continue
             yield number, record
 
 
 def _json_array_records(path: Path, report: LoadReport) -> Iterator[tuple[int, dict[str, Any]]]:
     """Records of a JSON array with their line numbers; a broken record is skipped, not fatal."""
-    problems = report.problems
     data = path.read_bytes()
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        problems.append(
-            f"{path}:{line}: not valid UTF-8 ({exc.reason}); the file was "
-            f"read with replacement characters"
+        report.problem(
+            path,
+            line,
+            ProblemKind.MALFORMED,
+            f"not valid UTF-8 ({exc.reason}); the file was read with replacement characters",
+            skip=False,
         )
         text = data.decode("utf-8", errors="replace")
     decoder = json.JSONDecoder()
     pos = len(text) - len(text.lstrip())
     if not text[pos : pos + 1] == "[":
-        problems.append(f"{path}:1: expected a JSON array of paper records")
+        report.problem(path, 1, ProblemKind.NOT_ARRAY, "expected a JSON array of paper records")
         return
     pos += 1
     length = len(text)
     closing = len(text.rstrip()) - 1  # where the array's own `]` must be
+    cut = "file ends before the closing ]"
     while pos < length:
         while pos < length and text[pos] in " \t\r\n,":
             pos += 1
         if pos >= length:
-            problems.append(
-                f"{path}:{text.count(chr(10), 0, pos) + 1}: file ends before the closing ]"
-            )
+            report.problem(path, text.count("\n", 0, pos) + 1, ProblemKind.TRUNCATED, cut)
             return
         if text[pos] == "]" and pos == closing:
             return  # any other `]` is a nested one met while skipping a broken record
         line = text.count("\n", 0, pos) + 1
         try:
             record, end = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError as exc:
-            problems.append(f"{path}:{line}: malformed JSON ({exc.msg})")
-            report.skipped += 1
+        except (json.JSONDecodeError, RecursionError) as exc:
+            reason = (
+                f"malformed JSON ({exc.msg})" if isinstance(exc, json.JSONDecodeError) else TOO_DEEP
+            )
+            report.problem(path, line, ProblemKind.MALFORMED, reason)
             nxt = text.find("\n", pos)
             if nxt < 0:
                 break
@@ -298,12 +362,13 @@ def _json_array_records(path: Path, report: LoadReport) -> Iterator[tuple[int, d
             continue
         pos = end
         if not isinstance(record, dict):
-            problems.append(f"{path}:{line}: expected an object, got {type(record).__name__}")
-            report.skipped += 1
+            report.problem(
+                path, line, ProblemKind.INVALID, f"expected an object, got {type(record).__name__}"
+            )
             continue
         yield line, record
     # Text ended right after a record (or the `[`): the array was cut short all the same.
-    problems.append(f"{path}:{text.count(chr(10)) + 1}: file ends before the closing ]")
+    report.problem(path, text.count("\n") + 1, ProblemKind.TRUNCATED, cut)
 
 
 def detect_format(path: Path) -> str:
@@ -329,7 +394,8 @@ def load_file(
     report = report or LoadReport()
     report.files.append(path)
     if not path.is_file():
-        report.problems.append(f"{path}: no such file")
+        what = "is a directory, not a corpus file" if path.is_dir() else "no such file"
+        report.problem(path, None, ProblemKind.MISSING, what)
         return report
     fmt = detect_format(path)
     excluded = {s.casefold() for s in exclude_status}
@@ -353,15 +419,13 @@ def load_file(
             else:
                 paper = paper_from_project(record, venue)
         except RecordError as exc:
-            report.problems.append(f"{path}:{line}: {exc}")
-            report.skipped += 1
+            report.problem(path, line, ProblemKind.INVALID, str(exc))
             continue
         if paper.status and paper.status.casefold() in excluded:
             report.skipped += 1
             continue
         if paper.id in seen:
-            report.problems.append(f"{path}:{line}: duplicate id {paper.id!r} dropped")
-            report.skipped += 1
+            report.problem(path, line, ProblemKind.DUPLICATE, f"duplicate id {paper.id!r} dropped")
             continue
         seen.add(paper.id)
         report.papers.append(paper)
@@ -371,16 +435,20 @@ def load_file(
 def load_corpus(
     paths: Iterable[Path], *, exclude_status: Iterable[str] = ("Reject", "Withdraw")
 ) -> LoadReport:
-    """Load every file; raise `CorpusError` only when nothing usable came out of all of them."""
+    """Load every file; raise `CorpusError` when a configured file is missing (a mistyped path
+    must not pass as a warning) or when nothing usable came out of all of them."""
     report = LoadReport()
     exclude = tuple(exclude_status)
     for path in paths:
         load_file(Path(path), exclude_status=exclude, report=report)
+    missing = [p for p in report.problems if p.kind is ProblemKind.MISSING]
+    if missing:
+        raise CorpusError("; ".join(map(str, missing)))
     for problem in report.problems:
         log.warning("%s", problem)
     if not report.papers:
         names = ", ".join(str(p) for p in report.files) or "(no files configured)"
-        first = "; ".join(report.problems[:3])
+        first = "; ".join(map(str, report.problems[:3]))
         raise CorpusError(f"no usable paper in {names}" + (f": {first}" if first else ""))
     log.info("%s", report.summary())
     return report

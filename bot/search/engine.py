@@ -19,17 +19,18 @@ import numpy as np
 
 from bot.config import SearchSettings, Settings
 from bot.search.analyzer import Analyzer, fold
-from bot.search.corpus import LoadReport, load_corpus
+from bot.search.corpus import LoadProblem, LoadReport, load_corpus
 from bot.search.feedback import expand
 from bot.search.index import BM25Index, BM25Params, IndexCacheError, top_k
 from bot.search.models import BadFilter, EmptyQuery, Filters, Hit, Paper, SearchResult, UnknownPaper
 from bot.search.paperstore import PaperStore, StoreError, save_store, storable
 from bot.search.query import merge_filters, parse_query
+from bot.search.savedfiles import remove_stale
 from bot.search.snippets import make_snippet
 
 log = logging.getLogger(__name__)
 
-LOADER_VERSION = "1"
+LOADER_VERSION = "2"  # 2: load problems saved as structured records
 MAX_LIMIT = 100
 DOC_TERMS_CACHE = 4096
 
@@ -109,9 +110,8 @@ class SearchEngine:
         analyzer = Analyzer()
         report: LoadReport | None = None
         if not all(Path(f).is_file() for f in files):
-            # Reported (or fatal) there; the key covers the files that are present.
-            report = load_corpus(files, exclude_status=settings.corpus.exclude_status)
-            files = [f for f in files if Path(f).is_file()]
+            # A missing file is fatal there (CorpusError), before any index is keyed or saved.
+            load_corpus(files, exclude_status=settings.corpus.exclude_status)
         s = settings.search
         params = BM25Params(s.k1, s.b, s.epsilon)
         expect = {
@@ -122,9 +122,11 @@ class SearchEngine:
         }
         key = hashlib.sha256(repr(sorted(expect.items())).encode()).hexdigest()[:16]
         folder = settings.corpus.index_dir / key
+        remove_stale(settings.corpus.index_dir)
         index: BM25Index | None = None
         store: PaperStore | None = None
-        if folder.exists() and report is None:
+        saved_problems: list[LoadProblem] = []
+        if folder.exists():
             try:
                 # Memory-mapped: postings pages are read (and count as resident) when touched.
                 index = BM25Index.load(folder, expect, mmap=True)
@@ -134,18 +136,19 @@ class SearchEngine:
                         f"{folder}: index holds {index.n_docs} documents, "
                         f"the paper store {len(store)}"
                     )
+                saved_problems = _saved_problems(folder, store.meta)
             except IndexCacheError as exc:
                 log.warning("rebuilding the index: %s", exc)
                 index = None
             except StoreError as exc:
-                log.info("re-reading the corpus: %s", exc)
+                log.warning("re-reading the corpus: %s", exc)
                 store = None
         if store is not None:
             report = LoadReport(
                 papers=store,
                 files=[Path(f) for f in files],  # type: ignore[arg-type]
                 skipped=store.meta.get("skipped", 0),
-                problems=list(store.meta.get("problems", [])),
+                problems=saved_problems,
             )
             for problem in report.problems:
                 log.warning("%s", problem)
@@ -176,7 +179,11 @@ class SearchEngine:
                 save_store(
                     folder / "papers",
                     report.papers,
-                    dict(expect, skipped=report.skipped, problems=report.problems[:1000]),
+                    dict(
+                        expect,
+                        skipped=report.skipped,
+                        problems=[p.to_json() for p in report.problems[:1000]],
+                    ),
                 )
             except OSError as exc:
                 log.warning("could not save the paper store to %s: %s", folder, exc)
@@ -456,6 +463,16 @@ class SearchEngine:
         if parsed.excludes:
             keep &= self._without(ids, parsed.excludes)
         return [self.papers[i].id for i in ids[keep].tolist()]
+
+
+def _saved_problems(folder: Path, meta: dict) -> list[LoadProblem]:
+    """The load problems saved with a store. They are a function of the files' content, which
+    the store's key covers, so they are reported again on every start, exactly as first found;
+    a missing file is never among them (it stops the load before anything is saved)."""
+    try:
+        return [LoadProblem.from_json(p) for p in meta.get("problems", [])]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise StoreError(f"{folder}: unreadable load problems ({exc})") from exc
 
 
 def _contains_run(tokens: Sequence[str], run: Sequence[str]) -> bool:

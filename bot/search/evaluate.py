@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
-from bot.config import ConfigError, SearchSettings
+from bot.config import ConfigError, check_range, SearchSettings
 from bot.search.analyzer import STOPWORDS, Analyzer
 from bot.search.corpus import CorpusError, load_file
 from bot.search.metrics import mean_scores
@@ -168,6 +168,7 @@ def apply_overrides(settings: SearchSettings, pairs: Sequence[str]) -> SearchSet
             changes[key] = int(raw) if isinstance(default, int) else float(raw)
         except ValueError as exc:
             raise ConfigError(f"--set {pair!r}: {key} must be a number") from exc
+        check_range("search", key, changes[key])  # type: ignore[arg-type]  # a number here
     return replace(settings, **changes)
 
 

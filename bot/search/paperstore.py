@@ -22,9 +22,10 @@ from typing import overload
 import numpy as np
 
 from bot.search.models import Link, Paper
-from bot.search.savedfiles import atomic_folder, read_meta
+from bot.search.savedfiles import atomic_folder, file_digest, read_meta
 
-STORE_FORMAT = 1
+STORE_FORMAT = 2  # 2: every file's size and digest in meta.json, checked at load
+_FILES = ("records.bin", "offsets.npy", "ids.txt", "titles.txt", "venue_of.npy", "year_of.npy")
 _RECENT = 4096
 
 
@@ -93,8 +94,35 @@ def save_store(folder: Path, papers: Sequence[Paper], meta: dict) -> None:
             n_papers=len(papers),
             venues=venues,
             records_bytes=int(offsets[-1]),
+            files={
+                name: {"bytes": (tmp / name).stat().st_size, "digest": file_digest(tmp / name)}
+                for name in _FILES
+            },
         )
         (tmp / "meta.json").write_text(json.dumps(full, indent=1), encoding="utf-8")
+
+
+def verify(folder: Path, meta: dict) -> None:
+    """Every file of the store has the size and digest it had when saved, else StoreError.
+
+    Why all of them, as the index does for its arrays: two swapped lines of ids.txt would
+    show paper Y for /paper X, and a few bad bytes in records.bin would break every reply
+    touching that paper on every restart. Hashing costs about a second per GB, once per start.
+    """
+    saved = meta.get("files")
+    if not isinstance(saved, dict):
+        raise StoreError(f"{folder}: meta.json lists no file digests")
+    for name in _FILES:
+        path = folder / name
+        want = saved.get(name) or {}
+        try:
+            size = path.stat().st_size
+            if size != want.get("bytes"):
+                raise StoreError(f"{folder}: {name} is {size} bytes, expected {want.get('bytes')}")
+            if file_digest(path) != want.get("digest"):
+                raise StoreError(f"{folder}: {name} is damaged (checksum)")
+        except OSError as exc:
+            raise StoreError(f"{folder}: cannot read {name} ({exc})") from exc
 
 
 class PaperStore(Sequence[Paper]):
@@ -102,6 +130,7 @@ class PaperStore(Sequence[Paper]):
 
     def __init__(self, folder: Path, expect: dict) -> None:
         meta = read_meta(folder, "paper store", STORE_FORMAT, expect, StoreError)
+        verify(folder, meta)
         n = meta.get("n_papers")
         try:
             self.offsets = np.load(folder / "offsets.npy", allow_pickle=False)

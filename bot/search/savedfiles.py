@@ -9,20 +9,30 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
+import re
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+# `<name>.tmp-<pid>-<random>`: the pid says whether the writer may still be at work.
+_TMP = re.compile(r"^.+\.tmp-(\d+)-[^/]+$")
+STALE_AFTER = 24 * 3600.0  # a writer's folder this old is dead whatever its pid says
 
 
 @contextmanager
 def atomic_folder(folder: Path) -> Iterator[Path]:
     """A temporary folder beside `folder` to fill; renamed over `folder` when the block ends
-    without an error, removed otherwise."""
+    without an error, removed otherwise (a kill -9 leaves it: `remove_stale` clears it)."""
     folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=folder.name + ".", dir=folder.parent))
+    prefix = f"{folder.name}.tmp-{os.getpid()}-"
+    tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=folder.parent))
     try:
         yield tmp
         if folder.exists():
@@ -31,6 +41,55 @@ def atomic_folder(folder: Path) -> Iterator[Path]:
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists but not ours (PermissionError), or no signals here
+        return True
+    return True
+
+
+def remove_stale(root: Path, depth: int = 2) -> list[Path]:
+    """Remove half-written folders under `root` (down to `depth` levels) left by a writer that
+    was killed mid-save: its process is gone, or the folder is older than a day.
+
+    Why the pid check: several processes (shards) may share one index folder, and one of them
+    may be saving right now; only folders whose writer is gone are removed.
+    """
+    removed: list[Path] = []
+    if not root.is_dir():
+        return removed
+    level = [root]
+    now = time.time()
+    for _ in range(depth):
+        below: list[Path] = []
+        for parent in level:
+            try:
+                children = [c for c in parent.iterdir() if c.is_dir() and not c.is_symlink()]
+            except OSError:
+                continue
+            for child in children:
+                match = _TMP.match(child.name)
+                if match is None:
+                    below.append(child)
+                    continue
+                try:
+                    old = now - child.stat().st_mtime > STALE_AFTER
+                except OSError:
+                    continue
+                if old or not _alive(int(match.group(1))):
+                    shutil.rmtree(child, ignore_errors=True)
+                    removed.append(child)
+        level = below
+    for path in removed:
+        log.warning("removed %s, half-written by a save that was interrupted", path)
+    return removed
 
 
 def read_meta(folder: Path, what: str, fmt: int, expect: dict, error: type[Exception]) -> dict:

@@ -221,7 +221,7 @@ def test_truncated_jsonl_keeps_every_whole_line(
     whole = body[:cut].count(b"\n")
     assert [p.id for p in report.papers][:whole] == [r["id"] for r in GOOD][:whole]
     assert len(report.papers) in (whole, whole + 1)  # a cut inside the last `}` may still parse
-    assert all(p.startswith(f"{path}:") for p in report.problems)
+    assert all(p.startswith(f"{path}:") for p in map(str, report.problems))
 
 
 ARRAY = json.dumps([{**r, "author": "A"} for r in GOOD], indent=1)
@@ -232,7 +232,7 @@ def test_json_array_cut_at_a_record_boundary_is_reported(tmp_path: Any, text: st
     """Found by the property below: text ending right after `[` or a record was silent."""
     path = tmp_path / "test2024.json"
     path.write_text(text, encoding="utf-8")
-    assert any("file ends before the closing ]" in p for p in load_file(path).problems)
+    assert any("file ends before the closing ]" in p for p in map(str, load_file(path).problems))
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=FIXTURE)
@@ -244,7 +244,7 @@ def test_truncated_json_array_is_reported(
     path.write_text(ARRAY[:cut], encoding="utf-8")
     report = load_file(path)
     assert report.problems, "a cut-short array must be reported"
-    assert all(p.startswith(f"{path}:") for p in report.problems)
+    assert all(p.startswith(f"{path}:") for p in map(str, report.problems))
     assert len(report.papers) <= len(GOOD)
 
 
@@ -262,7 +262,7 @@ def test_invalid_utf8_line_is_skipped_alone(
     path.write_bytes(b"".join(lines))
     report = load_file(path)
     assert len(report.papers) == len(GOOD) - 1
-    assert any(p.startswith(f"{path}:{position + 1}:") for p in report.problems)
+    assert any(p.startswith(f"{path}:{position + 1}:") for p in map(str, report.problems))
 
 
 def _utf8(data: bytes) -> bool:
@@ -291,7 +291,7 @@ def test_wrong_types_are_reported_per_record(
     report = load_file(path)
     assert len(report.papers) >= len(GOOD) - 1  # only the damaged record may go
     if len(report.papers) == len(GOOD) - 1:
-        assert any(p.startswith(f"{path}:3:") for p in report.problems)
+        assert any(p.startswith(f"{path}:3:") for p in map(str, report.problems))
 
 
 def test_multi_megabyte_line_is_skipped_not_parsed(tmp_path: Any) -> None:
@@ -303,7 +303,7 @@ def test_multi_megabyte_line_is_skipped_not_parsed(tmp_path: Any) -> None:
     assert path.stat().st_size > MAX_LINE_BYTES
     report = load_file(path)
     assert [p.id for p in report.papers] == [r["id"] for r in GOOD]
-    assert any(p.startswith(f"{path}:3:") and "too long" in p for p in report.problems)
+    assert any(p.startswith(f"{path}:3:") and "too long" in p for p in map(str, report.problems))
 
 
 def test_huge_author_list_and_null_bytes_load(tmp_path: Any) -> None:

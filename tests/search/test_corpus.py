@@ -72,7 +72,7 @@ def test_malformed_jsonl_lines_are_reported_and_skipped(tmp_path):
     path = write(tmp_path / "c.jsonl", "\n".join(lines) + "\n")
     report = load_file(path)
     assert [p.id for p in report.papers] == ["p1"]
-    text = "\n".join(report.problems)
+    text = "\n".join(map(str, report.problems))
     assert f"{path}:2: malformed JSON" in text
     assert f"{path}:3: title must be a string" in text
     assert f"{path}:4: paper 'p4' has neither title nor abstract" in text
@@ -88,8 +88,8 @@ def test_invalid_utf8_and_huge_lines_are_skipped(tmp_path):
     path = write(tmp_path / "bad.jsonl", b"\xff\xfe{bad\n" + good + b"\n" + huge + b"\n")
     report = load_file(path)
     assert [p.id for p in report.papers] == ["ok"]
-    assert any(":1: not valid UTF-8" in p for p in report.problems)
-    assert any(":3: line of" in p and "too long" in p for p in report.problems)
+    assert any(":1: not valid UTF-8" in p for p in map(str, report.problems))
+    assert any(":3: line of" in p and "too long" in p for p in map(str, report.problems))
 
 
 def test_truncated_paperlist_keeps_good_records(tmp_path):
@@ -99,7 +99,7 @@ def test_truncated_paperlist_keeps_good_records(tmp_path):
     path = write(tmp_path / "iclr2018.json", broken)
     report = load_file(path)
     assert len(report.papers) == 1
-    assert any(f"{path}:3: malformed JSON" in p for p in report.problems)
+    assert any(f"{path}:3: malformed JSON" in p for p in map(str, report.problems))
 
 
 def test_paperlist_wrong_types(tmp_path):
@@ -114,7 +114,7 @@ def test_paperlist_wrong_types(tmp_path):
     )
     report = load_file(path)
     assert [p.id for p in report.papers] == ["colm2025/b"]
-    assert any("author must be a string or a list" in p for p in report.problems)
+    assert any("author must be a string or a list" in p for p in map(str, report.problems))
 
 
 def test_empty_corpus_is_a_clear_fatal_error(tmp_path):
@@ -143,6 +143,6 @@ def test_all_shared_paperlists_load():
     report = load_corpus(sorted(folder.glob("*.json")))
     # 4,042 records; ICLR 2018's 565 rejected or withdrawn submissions are left out.
     assert len(report.papers) == 4042 - 565
-    assert not [p for p in report.problems if "duplicate" in p]
+    assert not [p for p in map(str, report.problems) if "duplicate" in p]
     nips = [p for p in report.papers if p.venue == "NeurIPS 2018"]
     assert len(nips) == 1009  # the record without abstract or authors still has a title

@@ -64,7 +64,7 @@ def test_cli_eval_text_overrides_and_errors(tmp_path):
     assert "k1=0.9" in out
     assert "ms/query" in out
     code, _out, err = run_cli("eval", "--beir", str(tmp_path))
-    assert code == 1
+    assert code == 2  # no corpus to evaluate on, as for every command (issue 12 item 8)
     assert "not found" in err
     code, _out, err = run_cli("eval", "--beir", str(TINY), "--set", "k1=fast")
     assert code == 1
@@ -109,3 +109,11 @@ def test_scifact_train_meets_the_recorded_figures():
     assert report.scores["ndcg@10"] >= 0.70
     assert report.scores["recall@100"] >= 0.93
     assert report.scores["mrr@10"] >= 0.665
+
+
+def test_eval_overrides_are_range_checked():
+    """Issue 12 item 12: `--set k1=-1` is refused like `k1 = -1` in the settings file."""
+    with pytest.raises(Exception, match=r"\[search\] k1 = -1.0 is out of range"):
+        apply_overrides(SearchSettings(), ["k1=-1"])
+    with pytest.raises(Exception, match="out of range"):
+        apply_overrides(SearchSettings(), ["b=nan"])

@@ -123,4 +123,4 @@ def test_loaders_report_bad_records_and_never_crash(tmp_path_factory, records, j
     for paper in report.papers:
         assert paper.id
         assert paper.title or paper.abstract
-    assert all(p.startswith(str(path)) for p in report.problems)
+    assert all(p.startswith(str(path)) for p in map(str, report.problems))
