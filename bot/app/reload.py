@@ -1,17 +1,22 @@
 """Live corpus reload: build the new engine aside, validate it, then swap it in one assignment.
 
 Why this shape: loading a corpus takes seconds to minutes, and the bot must keep answering
-meanwhile. The new `SearchEngine` is built in a worker thread (`asyncio.to_thread`) from
+meanwhile. The new `SearchEngine` is built in a worker thread (`bot.app.workers.off_loop`) from
 freshly re-read settings; the old engine keeps serving every command until the new one is
 complete and valid. The swap is `holder.engine = new`, a single attribute store on the event
 loop, so a command sees either the old engine or the new one, never a mix. Commands read
 `bot.engine` at call time, so nothing else needs telling (the daily pools included).
 
 A broken new corpus is rejected with its reasons and the old engine stays. Besides what makes
-startup fail (`ConfigError`, `CorpusError`: nothing usable), a reload also refuses file-level
-damage (a configured file missing, a JSON array cut short): at startup that is a visible
-failure to fix, but a reload that silently lost a whole file would look like success.
-Record-level problems (one bad line) are accepted and counted, exactly as at startup.
+startup fail (`ConfigError`, `CorpusError`: a file missing, nothing usable), a reload also
+refuses damage the loader reports by kind (`LoadProblem.damage`: a malformed line, a JSON
+array cut short) and a corpus that lost more than `[corpus] reload_max_loss` of the papers
+served: a file cut at a third, or garbled, must not be swapped in as if it were an edit.
+`force` (`/admin reload force:True`, or `[corpus] reload_force` for SIGHUP) accepts it anyway.
+Records that are valid JSON but not usable papers are accepted and counted, as at startup.
+
+A SIGHUP that arrives during a reload is not lost: one more reload runs after the current one
+(any number of signals meanwhile coalesce into that one), and the log says so.
 
 Used by `/admin reload` (bot/cogs/admin.py), SIGHUP (bot/runner.py) and the console.
 """
@@ -19,6 +24,7 @@ Used by `/admin reload` (bot/cogs/admin.py), SIGHUP (bot/runner.py) and the cons
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -26,23 +32,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from bot.app.workers import off_loop
 from bot.config import ConfigError, Settings, load_settings
-from bot.search.corpus import CorpusError
+from bot.search.corpus import FILE_LEVEL, CorpusError, LoadReport
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchEngine
 
 log = logging.getLogger(__name__)
 
-# Problems that mean a whole file is unusable or cut short, not one bad record.
-FILE_LEVEL = (
-    ": no such file",
-    "file ends before the closing ]",
-    "expected a JSON array of paper records",
-)
 MAX_REASONS = 5
-# Settings sections that take effect on reload; the others are read once at start.
-RELOADABLE = ("corpus", "search")
 
 
 class ReloadRejected(Exception):
@@ -70,6 +69,7 @@ class ReloadOutcome:
     reasons: tuple[str, ...] = ()  # why it was rejected
     problems: int = 0  # record-level problems skipped in an accepted corpus
     notes: tuple[str, ...] = field(default=())  # e.g. settings that need a restart
+    forced: tuple[str, ...] = ()  # what would have been rejected without force
 
     def summary(self) -> str:
         """One paragraph for the owner (Discord reply, console line, log)."""
@@ -82,6 +82,10 @@ class ReloadOutcome:
         text = f"Reloaded in {self.seconds:.1f} s: {self.papers:,} papers (was {self.previous:,})."
         if self.problems:
             text += f" {self.problems:,} bad record(s) skipped (see the log)."
+        if self.forced:
+            text += "\nAccepted because forced, despite:\n" + "\n".join(
+                f"• {r}" for r in self.forced
+            )
         for note in self.notes:
             text += f"\n{note}"
         return text
@@ -121,17 +125,37 @@ def restart_notes(current: Settings) -> tuple[str, ...]:
     return (f"Changed settings in [{'], ['.join(changed)}] apply after a restart.",)
 
 
-def check_files(settings: Settings) -> list[str]:
-    """Reasons to refuse before reading anything: configured files that are not there."""
-    return [f"{path}: no such file" for path in settings.corpus.files if not Path(path).is_file()]
+def objections(report: LoadReport | None, papers: int, previous: int, max_loss: float) -> list[str]:
+    """Why a new corpus should not replace the one served: damaged files, lost papers."""
+    reasons: list[str] = []
+    if not papers:
+        reasons.append("the new corpus has no papers")
+    damage = [p for p in (report.problems if report else []) if p.damage]
+    damage.sort(key=lambda p: p.kind not in FILE_LEVEL)  # a cut file first, then its lines
+    if damage:
+        files = len({p.path for p in damage})
+        reasons.append(f"{len(damage):,} malformed or cut line(s) in {files} file(s)")
+        reasons += [str(p) for p in damage[: MAX_REASONS - 2]]
+    if previous and papers < previous * (1.0 - max_loss):
+        lost = 1.0 - papers / previous
+        reasons.insert(
+            0,
+            f"the new corpus has {papers:,} papers, {lost:.0%} fewer than the {previous:,} "
+            f"served (more than the {max_loss:.0%} allowed by [corpus] reload_max_loss)",
+        )
+    return reasons
 
 
 def build(
     current: Settings,
     corpus_files: Sequence[Path] | None = None,
     load: Callable[[Settings], SearchEngine] | None = None,
-) -> tuple[Settings, SearchEngine]:
-    """Re-read settings, load and validate the corpus: (settings, engine) or ReloadRejected.
+    *,
+    previous: int = 0,
+    force: bool | None = None,
+) -> tuple[Settings, SearchEngine, tuple[str, ...]]:
+    """Re-read settings, load and validate the corpus: (settings, engine, what force let
+    through) or ReloadRejected. `force` None means the `[corpus] reload_force` setting.
 
     Blocking (file reads, index build): run it in a thread. Never touches the serving engine.
     """
@@ -143,9 +167,6 @@ def build(
         settings = fresh_settings(current, corpus_files)
     except ConfigError as exc:
         raise ReloadRejected([f"settings: {exc}"]) from exc
-    missing = check_files(settings)
-    if missing:
-        raise ReloadRejected(missing)
     try:
         engine = load(settings)
     except (CorpusError, ConfigError) as exc:
@@ -153,13 +174,18 @@ def build(
     except (OSError, ValueError) as exc:
         raise ReloadRejected([f"could not load the corpus: {exc}"]) from exc
     report = getattr(engine, "load_report", None)
-    problems = list(getattr(report, "problems", []) or [])
-    fatal = [p for p in problems if any(marker in p for marker in FILE_LEVEL)]
-    if fatal:
-        raise ReloadRejected(fatal[:MAX_REASONS])
+    reasons = objections(report, len(engine.papers), previous, settings.corpus.reload_max_loss)
+    if not reasons:
+        return settings, engine, ()
     if not len(engine.papers):
-        raise ReloadRejected(["the new corpus has no papers"])
-    return settings, engine
+        raise ReloadRejected(reasons)
+    if force is None:
+        force = settings.corpus.reload_force
+    if not force:
+        hint = "to accept it anyway: /admin reload force:True (or [corpus] reload_force for SIGHUP)"
+        raise ReloadRejected([*reasons[: MAX_REASONS - 1], hint])
+    log.warning("reload forced despite: %s", "; ".join(reasons))
+    return settings, engine, tuple(reasons[:MAX_REASONS])
 
 
 class Reloader:
@@ -177,6 +203,7 @@ class Reloader:
         self.load = load
         self.last: ReloadOutcome | None = None
         self._running: str | None = None
+        self._pending: tuple[str, bool | None] | None = None  # requested during a reload
         self._tasks: set[asyncio.Task[ReloadOutcome]] = set()
         self.on_swap: list[Callable[[ReloadOutcome], None]] = []
 
@@ -184,8 +211,22 @@ class Reloader:
     def running(self) -> bool:
         return self._running is not None
 
-    async def reload(self, source: str) -> ReloadOutcome:
-        """Build the new engine in a thread; swap on success. Never raises for a bad corpus."""
+    async def reload(self, source: str, *, force: bool | None = None) -> ReloadOutcome:
+        """Build the new engine in a thread; swap on success. Never raises for a bad corpus.
+
+        A reload asked for while one runs is refused here (the owner gets an answer at once);
+        `request` (signals) queues it instead.
+        """
+        try:
+            return await self._reload_once(source, force)
+        finally:
+            if self._pending is not None and self._running is None:
+                queued, queued_force = self._pending
+                self._pending = None
+                log.info("running the corpus reload %s asked for during the previous one", queued)
+                self.request(queued, force=queued_force)
+
+    async def _reload_once(self, source: str, force: bool | None) -> ReloadOutcome:
         old = self.holder.engine
         previous = len(old.papers) if old is not None else 0
         if self._running is not None:
@@ -201,8 +242,15 @@ class Reloader:
         started = time.perf_counter()
         log.info("corpus reload requested by %s", source)
         try:
-            settings, engine = await asyncio.to_thread(
-                build, self.holder.settings, self.corpus_files or None, self.load
+            settings, engine, forced = await off_loop(
+                functools.partial(
+                    build,
+                    self.holder.settings,
+                    self.corpus_files or None,
+                    self.load,
+                    previous=previous,
+                    force=force,
+                )
             )
         except ReloadRejected as exc:
             outcome = ReloadOutcome(
@@ -237,7 +285,7 @@ class Reloader:
             self._running = None
         report = getattr(engine, "load_report", None)
         problems = len(getattr(report, "problems", []) or [])
-        notes = await asyncio.to_thread(restart_notes, self.holder.settings)
+        notes = await off_loop(restart_notes, self.holder.settings)
         # The swap: two plain attribute stores with no await between them.
         self.holder.settings = settings
         self.holder.engine = engine
@@ -249,6 +297,7 @@ class Reloader:
             time.perf_counter() - started,
             problems=problems,
             notes=notes,
+            forced=forced,
         )
         self.last = outcome
         log.info(
@@ -265,10 +314,31 @@ class Reloader:
                 log.exception("reload listener %r failed", callback)
         return outcome
 
-    def request(self, source: str) -> asyncio.Task[ReloadOutcome]:
-        """Start a reload without waiting (signal handlers); the task is kept until done."""
+    def request(
+        self, source: str, *, force: bool | None = None
+    ) -> asyncio.Task[ReloadOutcome] | None:
+        """Start a reload without waiting (signal handlers); the task is kept until done.
+
+        During a reload, the request is queued instead: one more reload runs when the current
+        one ends (several requests meanwhile make one), and None is returned.
+        """
+        if self._running is not None:
+            if self._pending is None:
+                log.info(
+                    "corpus reload requested by %s while %s runs: one more will follow it",
+                    source,
+                    self._running,
+                )
+            else:
+                log.info(
+                    "corpus reload requested by %s: already queued after %s",
+                    source,
+                    self._running,
+                )
+            self._pending = (source, force)
+            return None
         task = asyncio.get_running_loop().create_task(
-            self.reload(source), name=f"corpus-reload-{source}"
+            self.reload(source, force=force), name=f"corpus-reload-{source}"
         )
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -280,13 +350,17 @@ def reload_now(
     source: str = "console",
     corpus_files: Sequence[Path] | None = None,
     load: Callable[[Settings], SearchEngine] | None = None,
+    *,
+    force: bool | None = None,
 ) -> ReloadOutcome:
     """The blocking form for the console (no event loop): same checks, same swap."""
     old = holder.engine
     previous = len(old.papers) if old is not None else 0
     started = time.perf_counter()
     try:
-        settings, engine = build(holder.settings, corpus_files, load)
+        settings, engine, forced = build(
+            holder.settings, corpus_files, load, previous=previous, force=force
+        )
     except ReloadRejected as exc:
         return ReloadOutcome(
             False,
@@ -306,4 +380,5 @@ def reload_now(
         time.perf_counter() - started,
         problems=len(getattr(report, "problems", []) or []),
         notes=restart_notes(settings),
+        forced=forced,
     )

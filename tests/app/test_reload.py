@@ -293,3 +293,96 @@ async def test_daily_pool_follows_reload_without_repeats(
         shown.append(pid)
         clock.at += timedelta(days=1)
     assert set(shown[1:]) | {shown[0]} >= current
+
+
+# -- issue 12: a damaged or shrunken corpus is refused unless forced (item 5) -----------------
+
+
+@pytest.mark.parametrize("damage", ["cut_at_a_third", "garbled_lines"])
+async def test_reload_of_a_damaged_corpus_is_rejected_unless_forced(
+    corpus: tuple[Path, Holder], damage: str
+) -> None:
+    root, holder = corpus
+    good = write_jsonl(root / "big.jsonl", papers("big", 19))
+    write_config(root, ["big.jsonl"])
+    assert (await Reloader(holder).reload("setup")).papers == 19
+    body = good.read_bytes()
+    if damage == "cut_at_a_third":
+        good.write_bytes(body[: len(body) // 3])
+    else:
+        lines = body.splitlines(keepends=True)
+        good.write_bytes(lines[0] + b"".join(b"{garbled" + line[9:] for line in lines[1:]))
+    served = holder.engine
+    outcome = await Reloader(holder).reload("test")
+    assert not outcome.ok
+    text = outcome.summary()
+    assert "malformed or cut line(s) in 1 file(s)" in text
+    assert "fewer than the 19 served" in text
+    assert "force:True" in text
+    assert holder.engine is served
+
+    forced = await Reloader(holder).reload("test", force=True)
+    assert forced.ok
+    assert forced.papers < 19
+    assert "Accepted because forced" in forced.summary()
+    assert holder.engine is not served
+
+
+async def test_shrinking_within_the_allowed_share_is_accepted(corpus: tuple[Path, Holder]) -> None:
+    root, holder = corpus
+    write_jsonl(root / "big.jsonl", papers("big", 20))
+    write_config(root, ["big.jsonl"])
+    assert (await Reloader(holder).reload("setup")).papers == 20
+    write_jsonl(root / "big.jsonl", papers("big", 18))  # 10 % fewer: an edit, not damage
+    assert (await Reloader(holder).reload("test")).ok
+    write_jsonl(root / "big.jsonl", papers("big", 10))
+    write_config(root, ["big.jsonl"], extra="")
+    assert not (await Reloader(holder).reload("test")).ok
+    # The SIGHUP way to force: the setting, re-read with the corpus.
+    config = write_config(root, ["big.jsonl"])
+    config.write_text(
+        config.read_text(encoding="utf-8").replace("[search]", "reload_force = true\n[search]"),
+        encoding="utf-8",
+    )
+    outcome = await Reloader(holder).reload("SIGHUP")
+    assert outcome.ok
+    assert outcome.papers == 10
+
+
+# -- issue 12: SIGHUP during a reload is not lost (item 7) ---------------------------------------
+
+
+async def test_requests_during_a_reload_coalesce_into_one_more(
+    corpus: tuple[Path, Holder], caplog: pytest.LogCaptureFixture
+) -> None:
+    root, holder = corpus
+    started, release = threading.Event(), threading.Event()
+    loads: list[int] = []
+
+    def slow_load(settings: Settings) -> SearchEngine:
+        loads.append(len(settings.corpus.files))
+        if len(loads) == 1:
+            started.set()
+            assert release.wait(5)
+        return SearchEngine.load(settings)
+
+    caplog.set_level("INFO")
+    reloader = Reloader(holder, load=slow_load)
+    first = reloader.request("SIGHUP")
+    assert first is not None
+    assert await asyncio.to_thread(started.wait, 5)
+    # The corpus changes on disk during the reload; two more signals arrive.
+    write_jsonl(root / "b.jsonl", papers("b", 3))
+    write_config(root, ["a.jsonl", "b.jsonl"])
+    assert reloader.request("SIGHUP") is None
+    assert reloader.request("SIGHUP") is None
+    assert "one more will follow" in caplog.text
+    release.set()
+    await first
+    for _ in range(100):
+        if len(loads) == 2 and not reloader.running and not reloader._tasks:
+            break
+        await asyncio.sleep(0.05)
+    assert loads == [1, 2]  # exactly one more reload, and it saw the new files
+    assert len(holder.engine.papers) == 8
+    assert "asked for during the previous one" in caplog.text

@@ -35,11 +35,16 @@ class Admin(commands.Cog):
         name="reload",
         description="Owner only: reload settings and corpus; the current corpus serves meanwhile",
     )
+    @app_commands.describe(
+        force="Swap in a corpus even if it lost many papers or has malformed lines"
+    )
     @app_commands.check(owner_only)
-    async def reload(self, interaction: discord.Interaction) -> None:
+    async def reload(self, interaction: discord.Interaction, force: bool = False) -> None:
         # Loading may take longer than Discord's 3 s: answer "thinking…" first.
         await interaction.response.defer(ephemeral=True, thinking=True)
-        outcome = await self.bot.reloader.reload(f"/admin reload by {interaction.user.id}")
+        outcome = await self.bot.reloader.reload(
+            f"/admin reload by {interaction.user.id}", force=force
+        )
         text = limits.truncate(outcome.summary(), limits.EMBED_DESCRIPTION)
         embed = (
             render.finish(
