@@ -6,6 +6,7 @@ their own files and nothing reads the disk just because a module was imported.
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field, fields, replace
@@ -25,6 +26,10 @@ class CorpusSettings:
     files: tuple[Path, ...] = (PROJECT_ROOT / "data" / "icml2026.jsonl",)
     exclude_status: tuple[str, ...] = ("Reject", "Withdraw", "Desk Reject")
     index_dir: Path = PROJECT_ROOT / "data" / ".index"
+    # A reload losing more than this share of the papers served is refused unless forced.
+    reload_max_loss: float = 0.10
+    # Accept a damaged or shrunken corpus on SIGHUP (what force:True does for /admin reload).
+    reload_force: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +93,35 @@ class Settings:
 
 _PATH_KEYS = {("corpus", "files"), ("corpus", "index_dir")}
 
+# Allowed (lowest, highest) of every numeric setting, both inclusive. Why: an out-of-range
+# number does not fail loudly where it is used; `shard_count = -1` hangs at connect,
+# `retry_base_seconds = 0` retries a failed post in a tight loop, `k1 = -1` or `nan` scores
+# every paper 0 ("No paper matches"). NaN and infinity are refused everywhere.
+RANGES: dict[tuple[str, str], tuple[float, float]] = {
+    ("corpus", "reload_max_loss"): (0.0, 1.0),
+    ("search", "k1"): (0.0, 100.0),
+    ("search", "b"): (0.0, 1.0),
+    ("search", "epsilon"): (0.0, 10.0),
+    ("search", "title_weight"): (1, 10),
+    ("search", "compound_weight"): (0.0, 10.0),
+    ("search", "prf_docs"): (0, 100),
+    ("search", "prf_terms"): (0, 100),
+    ("search", "prf_weight"): (0.0, 10.0),
+    ("search", "page_size"): (1, 10),
+    ("discord", "search_cooldown_uses"): (1, 1000),
+    ("discord", "search_cooldown_seconds"): (0.0, 86400.0),
+    ("discord", "shard_count"): (0, 100_000),
+    ("daily", "retry_window_hours"): (0.0, 24.0),
+    ("daily", "retry_base_seconds"): (1.0, 86400.0),
+    ("daily", "retry_max_seconds"): (1.0, 86400.0),
+}
+
+
+def check_range(name: str, key: str, value: float) -> None:
+    low, high = RANGES[(name, key)]
+    if not math.isfinite(value) or not low <= value <= high:
+        raise ConfigError(f"[{name}] {key} = {value} is out of range: use {low} to {high}")
+
 
 def _resolve(base: Path, value: str) -> Path:
     path = Path(value).expanduser()
@@ -131,31 +165,69 @@ def _section(cls: type, name: str, raw: dict[str, Any], base: Path) -> Any:
                 raise ConfigError(f"[{name}] {key} must be a whole number")
         elif isinstance(default, str) and not isinstance(value, str):
             raise ConfigError(f"[{name}] {key} must be a string")
+        if (name, key) in RANGES:
+            check_range(name, key, value)
         values[key] = value
-    return cls(**values)
+    section = cls(**values)
+    if name == "daily" and section.retry_max_seconds < section.retry_base_seconds:
+        raise ConfigError("[daily] retry_max_seconds must be at least retry_base_seconds")
+    return section
+
+
+def _discord_id(name: str, raw: str) -> int:
+    """A Discord id (snowflake) from the environment.
+
+    The value is never repeated in the error: these variables sit next to the token, and a
+    token pasted into the wrong one must not end up in a terminal or a log. Only ASCII digits
+    count (`str.isdigit` also accepts `²`, which `int` then refuses with a traceback).
+    """
+    if not (raw.isascii() and raw.isdigit()) or not 0 < int(raw) < 2**64:
+        raise ConfigError(
+            f"{name} must be a Discord id: digits 0-9 only, e.g. 1234567890123456789 "
+            f"(the value is not shown, in case it is a secret)"
+        )
+    return int(raw)
 
 
 def _int_env(env: dict[str, str], name: str) -> int | None:
     raw = env.get(name, "").strip()
-    if not raw:
-        return None
-    if not raw.isdigit():
-        raise ConfigError(f"{name} must be a numeric Discord id, got {raw!r}")
-    return int(raw)
+    return _discord_id(name, raw) if raw else None
 
 
 def read_secrets(env: dict[str, str] | None = None) -> Secrets:
     env = dict(os.environ if env is None else env)
     token = env.get("DISCORD_TOKEN", "").strip() or None
     owners_raw = env.get("DISCORD_OWNER_IDS", "")
-    owners: list[int] = []
-    for part in owners_raw.replace(",", " ").split():
-        if not part.isdigit():
-            raise ConfigError(f"DISCORD_OWNER_IDS must be numeric ids, got {part!r}")
-        owners.append(int(part))
+    owners = [
+        _discord_id("DISCORD_OWNER_IDS", part) for part in owners_raw.replace(",", " ").split()
+    ]
     return Secrets(
         discord_token=token, guild_id=_int_env(env, "DISCORD_GUILD_ID"), owner_ids=tuple(owners)
     )
+
+
+def read_dotenv(path: Path) -> None:
+    """Load `path` (.env) into the environment; a file that is not UTF-8 is a ConfigError.
+
+    Why not just `load_dotenv`: it raises UnicodeDecodeError (a traceback) on a file saved in
+    another encoding; the error names the line and never shows its content (a secret).
+    """
+    from dotenv import load_dotenv
+
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from exc
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ConfigError(
+            f"{path}:{line}: not UTF-8 text; save the file as UTF-8 (its content is not shown)"
+        ) from exc
+    load_dotenv(path, override=False, encoding="utf-8")
 
 
 def settings_for(args: Any) -> Settings:
@@ -174,9 +246,7 @@ def load_settings(
     variables win over it, as python-dotenv does by default.
     """
     if dotenv and env is None:
-        from dotenv import load_dotenv
-
-        load_dotenv(PROJECT_ROOT / ".env", override=False)
+        read_dotenv(PROJECT_ROOT / ".env")
     environ = dict(os.environ if env is None else env)
     if path is None:
         override = environ.get("PAPERBOT_CONFIG", "").strip()

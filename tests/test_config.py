@@ -50,3 +50,90 @@ def test_secrets_never_show_in_repr():
     assert "abc.def.ghi" not in repr(secrets)
     with pytest.raises(ConfigError, match="DISCORD_GUILD_ID"):
         read_secrets({"DISCORD_GUILD_ID": "my-server"})
+
+
+# -- issue 12 items 12-13: ranges, secrets never echoed, clear one-line errors ---------------
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[discord]\nshard_count = -1\n", r"\[discord\] shard_count = -1 is out of range"),
+        ("[daily]\nretry_base_seconds = 0\n", r"\[daily\] retry_base_seconds = 0.0 is out"),
+        ("[search]\nk1 = -1\n", r"\[search\] k1 = -1.0 is out of range"),
+        ("[search]\nk1 = nan\n", r"\[search\] k1 = nan is out of range"),
+        ("[search]\nb = inf\n", r"\[search\] b = inf is out of range"),
+        ("[search]\nb = 1.5\n", r"\[search\] b = 1.5 is out of range: use 0.0 to 1.0"),
+        ("[search]\npage_size = 0\n", "page_size"),
+        ("[corpus]\nreload_max_loss = 2\n", "reload_max_loss"),
+        ("[daily]\nretry_base_seconds = 60\nretry_max_seconds = 30\n", "at least"),
+    ],
+)
+def test_numeric_settings_out_of_range_are_refused(tmp_path, text, message):
+    path = tmp_path / "settings.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match=message):
+        load_settings(path, env={})
+
+
+def test_check_reports_an_out_of_range_setting(tmp_path):
+    import argparse
+    import io
+
+    from bot.app.check import main as check
+
+    path = tmp_path / "settings.toml"
+    path.write_text("[discord]\nshard_count = -1\n", encoding="utf-8")
+    out = io.StringIO()
+    args = argparse.Namespace(config=path, corpus=None, verbose=False)
+    assert check(args, out=out, err=io.StringIO()) == 1
+    assert "FAIL settings: [discord] shard_count = -1 is out of range" in out.getvalue()
+
+
+TOKEN_LIKE = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GAbCdE.abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+@pytest.mark.parametrize("name", ["DISCORD_GUILD_ID", "DISCORD_OWNER_IDS"])
+@pytest.mark.parametrize("value", [TOKEN_LIKE, "²", "١٢٣", "99999999999999999999999"])
+def test_bad_ids_are_one_clear_line_that_never_echoes_the_value(name, value):
+    with pytest.raises(ConfigError) as caught:
+        read_secrets({name: value})
+    message = str(caught.value)
+    assert name in message
+    assert "digits 0-9" in message
+    assert value not in message
+    assert "\n" not in message
+
+
+def test_dotenv_that_is_not_utf8_is_a_clear_error(tmp_path, monkeypatch):
+    from bot.config import read_dotenv
+
+    env = tmp_path / ".env"
+    env.write_bytes(b"DISCORD_OWNER_IDS=1\nDISCORD_TOKEN=secr\xe9t\xff\n")
+    monkeypatch.delenv("DISCORD_TOKEN", raising=False)
+    with pytest.raises(ConfigError, match=r"\.env:2: not UTF-8 text") as caught:
+        read_dotenv(env)
+    assert "secr" not in str(caught.value)
+
+
+def test_default_run_with_a_bad_dotenv_prints_one_error_line(tmp_path):
+    """The real entry point, as a user runs it, from a copy of the project with a bad .env."""
+    import shutil
+    import subprocess
+    import sys
+
+    root = tmp_path / "project"
+    shutil.copytree(PROJECT_ROOT / "bot", root / "bot")
+    (root / "config").mkdir()
+    (root / ".env").write_bytes(b"DISCORD_TOKEN=\xff\xfe\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "--check"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root)},
+    )
+    assert "Traceback" not in done.stderr + done.stdout
+    assert done.returncode == 1
+    assert ".env:1: not UTF-8 text" in done.stdout + done.stderr
