@@ -23,6 +23,7 @@ import bot.app.cogs
 from bot.app.components import DYNAMIC_ITEMS
 from bot.app.reload import Reloader
 from bot.app.respond import DEFER_AFTER
+from bot.app.workers import off_loop
 from bot.config import ConfigError, Settings
 
 if TYPE_CHECKING:
@@ -30,7 +31,10 @@ if TYPE_CHECKING:
     from bot.storage.sqlite import Storage
 
 log = logging.getLogger(__name__)
-SHUTDOWN_GRACE = 7.0  # within the 10 s a worker host waits between SIGTERM and SIGKILL
+# Within the 10 s a worker host waits between SIGTERM and SIGKILL: replies in flight get
+# SHUTDOWN_GRACE s to finish, then RESTART_NOTICE s to tell their users the bot is restarting.
+SHUTDOWN_GRACE = 6.0
+RESTART_NOTICE = 2.0
 # discord.py names the tasks answering an interaction (2.x: app_commands/tree.py, ui/view.py).
 INTERACTION_TASKS = (
     "CommandTree-invoker",
@@ -113,12 +117,40 @@ class PaperBot(commands.AutoShardedBot):
         # Seconds close() waits for interactions already being answered (SIGTERM).
         self.shutdown_grace = SHUTDOWN_GRACE
         self._shutdown_task: asyncio.Task[None] | None = None
+        # Set when close() begins: a load before connecting stops waiting (`load_engine`).
+        self.stopping = asyncio.Event()
+        # Set when the grace is over: work still running answers "restarting" (bot.app.respond).
+        self.restarting = asyncio.Event()
+
+    async def load_engine(self) -> bool:
+        """Load the corpus and index before connecting; False when a stop signal came first.
+
+        Why before `start`: a corpus that cannot be served is reported (CorpusError) without
+        ever logging in, and a SIGTERM during a long index build ends the process at once
+        (the build runs in a daemon thread that dies with it) instead of after the build.
+        """
+        if self.engine is not None:
+            return True
+        from bot.search.engine import SearchEngine
+
+        load = asyncio.ensure_future(off_loop(SearchEngine.load, self.settings))
+        stop = asyncio.ensure_future(self.stopping.wait())
+        try:
+            await asyncio.wait({load, stop}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stop.cancel()
+        if load.done():
+            self.engine = load.result()
+            return True
+        load.cancel()
+        log.info("stopped while loading the corpus")
+        return False
 
     async def setup_hook(self) -> None:
         if self.engine is None:
             from bot.search.engine import SearchEngine
 
-            self.engine = await asyncio.to_thread(SearchEngine.load, self.settings)
+            self.engine = await off_loop(SearchEngine.load, self.settings)
         if self.storage is None:
             self.storage = await self._open_storage()
         self.add_dynamic_items(*DYNAMIC_ITEMS)
@@ -149,6 +181,7 @@ class PaperBot(commands.AutoShardedBot):
         connection is closed on the database thread after every queued write, which also
         checkpoints the WAL into the database file.
         """
+        self.stopping.set()
         if self._shutdown_task is None:
             self._shutdown_task = asyncio.ensure_future(self._shutdown())
         await asyncio.shield(self._shutdown_task)
@@ -157,7 +190,9 @@ class PaperBot(commands.AutoShardedBot):
         for shard in self.shards.values():
             if not shard.is_closed():
                 await shard.disconnect()
-        await drain_interactions(self.shutdown_grace)
+        if await drain_interactions(self.shutdown_grace):
+            self.restarting.set()
+            await drain_interactions(RESTART_NOTICE)
         await super().close()
         if self.storage is not None and self._owns_storage:
             await self.storage.close()

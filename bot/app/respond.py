@@ -18,12 +18,21 @@ import discord
 from discord import app_commands
 
 from bot.app import render
+from bot.app.workers import off_loop
 from bot.search.models import SearchError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 DEFER_AFTER = 2.0
 GENERIC_ERROR = "Something went wrong on my side; it has been logged. Please try again."
+RESTARTING = "The bot is restarting: try again in a minute."
+
+
+class Restarting(Exception):
+    """The bot is shutting down and this work cannot finish in time; the user is told so."""
+
+    def __init__(self) -> None:
+        super().__init__(RESTARTING)
 
 
 class NotOwner(app_commands.CheckFailure):
@@ -40,8 +49,13 @@ async def compute(
     ephemeral: bool = True,
     edit: bool = False,
 ) -> T:
-    """`fn(*args)` in a worker thread, deferring the interaction if it is slow."""
-    task = asyncio.ensure_future(asyncio.to_thread(fn, *args))
+    """`fn(*args)` in a worker thread, deferring the interaction if it is slow.
+
+    When the bot shuts down before the work is done (the client's `restarting` event), this
+    raises `Restarting`, which the error handlers turn into an answer, so no user is left
+    with "The application did not respond" and the exit never waits for a slow search.
+    """
+    task = asyncio.ensure_future(off_loop(fn, *args))
     wait = getattr(interaction.client, "defer_after", DEFER_AFTER)
     done, _pending = await asyncio.wait({task}, timeout=wait)
     if not done and not interaction.response.is_done():
@@ -49,7 +63,23 @@ async def compute(
             await interaction.response.defer()
         else:
             await interaction.response.defer(ephemeral=ephemeral, thinking=True)
-    return await task
+    return await unless_restarting(interaction.client, task)
+
+
+async def unless_restarting(client: object, task: asyncio.Future[T]) -> T:
+    """The result of `task`, or `Restarting` if the client starts shutting down first."""
+    stop: asyncio.Event | None = getattr(client, "restarting", None)
+    if stop is None or task.done():
+        return await task
+    waiter = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiter.cancel()
+    if task.done():
+        return task.result()
+    task.cancel()  # the thread runs on, unheard; it is a daemon and dies with the process
+    raise Restarting()
 
 
 async def send(
@@ -96,7 +126,7 @@ def describe(error: BaseException) -> tuple[str, bool]:
     """(message for the user, whether this is our bug whose traceback must be logged)."""
     if isinstance(error, app_commands.CommandInvokeError):
         return describe(error.original)
-    if isinstance(error, SearchError):
+    if isinstance(error, SearchError | Restarting):
         return str(error), False
     if isinstance(error, app_commands.CommandOnCooldown):
         wait = max(1, math.ceil(error.retry_after))

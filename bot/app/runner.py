@@ -20,6 +20,7 @@ import discord
 import yarl
 
 from bot.config import ConfigError, Settings
+from bot.search.corpus import CorpusError
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
@@ -155,7 +156,8 @@ async def serve(
     bot.reloader.corpus_files = tuple(corpus_files or ())  # --corpus wins on reload too
     install_signal_handlers(bot)
     async with bot:
-        await bot.start(token)
+        if await bot.load_engine():
+            await bot.start(token)
 
 
 def run_bot(
@@ -169,6 +171,9 @@ def run_bot(
         return 1
     try:
         asyncio.run(serve(settings, token, force_sync=force, corpus_files=corpus_files))
+    except CorpusError as exc:
+        err.write(f"error: {exc}\n")
+        return 2
     except discord.LoginFailure:
         err.write(
             "error: Discord rejected DISCORD_TOKEN. Reset the token in the developer "

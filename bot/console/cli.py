@@ -173,7 +173,7 @@ def run_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if bar is not None:
             bar.close()
     for problem in report.problems:
-        err.write(problem + "\n")
+        err.write(f"{problem}\n")
     out.write(report.summary() + "\n")
     if not report.papers:
         err.write("error: no usable paper in " + ", ".join(map(str, args.files)) + "\n")
@@ -260,7 +260,10 @@ def main(
     except SearchError as exc:
         err.write(f"{exc}\n")
         return 2
-    except (ConfigError, CorpusError) as exc:
+    except CorpusError as exc:
+        err.write(f"error: {exc}\n")
+        return 2
+    except ConfigError as exc:
         err.write(f"error: {exc}\n")
         return 1
 
@@ -294,13 +297,13 @@ def run_default(
         format="%(levelname)s %(name)s: %(message)s",
         stream=err,
     )
-    err.write(TOKEN_HELP.format(env=PROJECT_ROOT / ".env"))
-    err.flush()
     try:
         engine = SearchEngine.load(settings)
     except CorpusError as exc:
         err.write(f"error: {exc}\n")
-        return 1
+        return 2
+    err.write(TOKEN_HELP.format(env=PROJECT_ROOT / ".env"))
+    err.flush()
     return run_console(
         engine,
         page_size=settings.search.page_size,

@@ -204,7 +204,7 @@ def test_check_mode_passes_on_the_project_config(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("settings", "expected"),
     [
-        ('[corpus]\nfiles = ["nowhere.jsonl"]\n', "FAIL corpus: no usable paper"),
+        ('[corpus]\nfiles = ["nowhere.jsonl"]\n', "nowhere.jsonl: no such file"),
         ("[serach]\nk1 = 1\n", "FAIL settings: "),
         ('[storage]\ndatabase = "postgresql://x/y"\n', "FAIL storage: "),
     ],

@@ -100,7 +100,7 @@ def test_errors_are_clear(config):
     assert code == 2
     assert "Unknown venue 'mars'" in err
     code, _, err = run("--config", str(config), "--corpus", "/no/such.jsonl", "stats")
-    assert code == 1
+    assert code == 2  # a corpus that cannot be served (issue 12 item 8)
     assert "no such file" in err
 
 
