@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
-from bot.config import ConfigError, check_range, SearchSettings
+from bot.config import ConfigError, SearchSettings, check_range
 from bot.search.analyzer import STOPWORDS, Analyzer
 from bot.search.corpus import CorpusError, load_file
 from bot.search.metrics import mean_scores

@@ -220,3 +220,90 @@ def test_check_mode_names_what_is_wrong(tmp_path: Path, settings: str, expected:
     code, out = run_check(env={"PAPERBOT_CONFIG": str(config)})
     assert code == 1, out
     assert expected in out, out
+
+
+async def test_sigterm_with_slow_searches_in_flight_answers_every_user_within_10_s(
+    fake_discord: FakeDiscord,
+    connect_bot: Any,
+    icml_engine: SearchEngine,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 12 item 14: five 15 s searches in flight; close() ends in well under 10 s and
+    every user gets an answer: finished work its result, the rest "restarting"."""
+    from bot.app import client as client_module
+    from bot.app.respond import RESTARTING
+
+    monkeypatch.setattr(client_module, "RESTART_NOTICE", 1.0)
+    storage = await Storage.open(":memory:")
+    bot = make_bot(make_settings(fake_discord), icml_engine, storage)
+    bot.defer_after = 0.2
+    bot.shutdown_grace = 1.0  # the production 6 s, shortened: the sequence is what is tested
+    await connect_bot(bot, TOKEN)
+    original = icml_engine.search
+
+    def slow(query: str, *args: Any, **kwargs: Any) -> Any:
+        if query.startswith("slow"):
+            time.sleep(15)
+        return original(query, *args, **kwargs)
+
+    monkeypatch.setattr(icml_engine, "search", slow)
+    handles = [await fake_discord.slash("search", {"query": f"slow {i}"}) for i in range(5)]
+    quick = await fake_discord.slash("search", {"query": "optimal transport"})
+    for handle in handles:
+        await handle.assert_answered(type=5, timeout=3)  # deferred: "thinking…"
+    await quick.assert_answered(type=4, timeout=3)
+    started = time.monotonic()
+    await bot.close()
+    took = time.monotonic() - started
+    assert took < 4.0, took  # grace 1 s + notice; far from the searches' 15 s
+    for handle in handles:
+        edit = await handle.edit(timeout=1)
+        assert edit.body["embeds"][0]["description"] == RESTARTING
+    await storage.close()
+
+
+async def test_sigterm_during_a_long_index_build_exits_0_at_once(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """Issue 12 item 14: SIGTERM while the index of a large corpus is being built (before
+    connecting) exits 0 within 10 s, without `RuntimeError: Session is closed`."""
+    from benchmarks.synth import Source, write_corpus
+    from bot.search.corpus import load_corpus
+
+    source = Source.from_papers(load_corpus([ICML]).papers)
+    corpus = write_corpus(source, 40_000, tmp_path / "big.jsonl")
+    config = write_config(tmp_path, [corpus])
+    log_path = tmp_path / "bot.log"
+    with log_path.open("wb") as log_file:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bot",
+            "-v",
+            cwd=PROJECT_ROOT,
+            env=child_env(fake_discord, config),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=log_file,
+            stderr=log_file,
+        )
+        try:
+            # The build has begun once the corpus is read ("loaded N papers").
+            deadline = time.monotonic() + 60
+            while "loaded 40000 papers" not in log_path.read_text(errors="replace"):
+                assert proc.returncode is None, log_path.read_text(errors="replace")
+                assert time.monotonic() < deadline
+                await asyncio.sleep(0.05)
+            started = time.monotonic()
+            proc.send_signal(signal.SIGTERM)
+            code = await asyncio.wait_for(proc.wait(), 10)
+            took = time.monotonic() - started
+        finally:
+            if proc.returncode is None:
+                proc.kill()
+                await proc.wait()
+    output = log_path.read_text(errors="replace")
+    assert code == 0, output
+    assert took < 10
+    assert "Traceback" not in output
+    assert "Session is closed" not in output
+    assert not fake_discord.gateway.identifies.items, "it must not connect after SIGTERM"
