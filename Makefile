@@ -24,7 +24,9 @@ run: $(VENV)/.runtime
 test: $(VENV)/.dev
 	$(BIN)/ruff check bot tests benchmarks scripts
 	$(BIN)/ruff format --check bot tests benchmarks scripts
-	$(BIN)/python -m pytest
+	$(BIN)/mypy
+	@# pytest exits 5 when it collected nothing: a run that tested nothing is a failure.
+	$(BIN)/python -m pytest || { code=$$?; [ $$code -ne 5 ] || echo "pytest collected no tests" >&2; exit $$code; }
 
 # Loads settings, corpus, index and cogs without connecting; exit 1 says what is wrong.
 check: $(VENV)/.runtime

@@ -13,29 +13,27 @@ import argparse
 import asyncio
 import logging
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from discord.ext import commands
 
 from bot.config import ConfigError, Settings, settings_for
 from bot.search.corpus import CorpusError
 
+if TYPE_CHECKING:
+    from bot.search.engine import SearchEngine
+
 log = logging.getLogger(__name__)
 
 
-async def _check_cogs(settings: Settings, engine: object, out: TextIO) -> list[str]:
+async def _check_cogs(settings: Settings, engine: SearchEngine, out: TextIO) -> list[str]:
     """Load every cog module into an offline bot; the problems found (empty when fine)."""
     from bot.app.client import PaperBot, cog_modules
     from bot.storage.sqlite import Storage
 
     problems: list[str] = []
     storage = await Storage.open(":memory:")
-    bot = PaperBot(
-        settings,
-        engine=engine,
-        storage=storage,  # type: ignore[arg-type]
-        shard_count=1,
-    )
+    bot = PaperBot(settings, engine=engine, storage=storage, shard_count=1)
     try:
         async with bot:  # prepares the client's loop state; leaving closes it, offline
             for name in cog_modules():
@@ -79,14 +77,13 @@ def run_check(settings: Settings, out: TextIO) -> int:
         out.write(f"ok   storage: {settings.storage.database}\n")
     except ConfigError as exc:
         problems.append(f"storage: {exc}")
+    engine: SearchEngine | None = None
     try:
         engine = SearchEngine.load(settings)
     except (CorpusError, ConfigError, OSError, ValueError) as exc:
         problems.append(f"corpus: {exc}")
-        engine = None
     else:
-        report = getattr(engine, "load_report", None)
-        skipped = len(getattr(report, "problems", []) or [])
+        skipped = len(engine.load_report.problems) if engine.load_report else 0
         out.write(
             f"ok   corpus: {len(engine.papers):,} papers from "
             f"{len(settings.corpus.files)} file(s)"

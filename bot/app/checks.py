@@ -14,14 +14,14 @@ if TYPE_CHECKING:
     from bot.app.client import PaperBot
 
 
-async def owner_only(interaction: discord.Interaction) -> bool:
+async def owner_only(interaction: discord.Interaction[PaperBot]) -> bool:
     """The owner is DISCORD_OWNER_IDS, or else the application's owner (or team) on Discord."""
-    if await interaction.client.is_owner(interaction.user):  # type: ignore[attr-defined]
+    if await interaction.client.is_owner(interaction.user):
         return True
     raise NotOwner()
 
 
-async def manager_only(interaction: discord.Interaction) -> bool:
+async def manager_only(interaction: discord.Interaction[PaperBot]) -> bool:
     """Manage Server, checked by us too: a server can show the command to anyone it likes."""
     if interaction.guild is None:
         raise app_commands.NoPrivateMessage()

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 
@@ -27,6 +27,7 @@ from bot.app import limits, render, respond
 from bot.search.models import Filters, SearchResult
 
 if TYPE_CHECKING:
+    from bot.app.client import PaperBot
     from bot.search.engine import SearchEngine
 
 QUERY_MAX = 250
@@ -35,13 +36,15 @@ SEARCH_TITLE_PREFIX = "🔎 "
 VENUE_MAX = 24
 LIMIT_MAX = 10
 PAGE_MAX = 9999
+# A results message lists a search ("s") or the papers like one paper ("l").
+PageKind = Literal["s", "l"]
 
 
 @dataclass(frozen=True, slots=True)
 class PageState:
     """Which results a message shows: a search ("s") or papers like one paper ("l")."""
 
-    kind: str
+    kind: PageKind
     ref: str  # the query, or the paper id
     page: int = 1
     limit: int = 5
@@ -84,12 +87,12 @@ def query_from_message(message: discord.Message | None) -> str | None:
     )
 
 
-def engine_of(interaction: discord.Interaction) -> SearchEngine:
-    return interaction.client.engine  # type: ignore[attr-defined]
+def engine_of(interaction: discord.Interaction[PaperBot]) -> SearchEngine:
+    return interaction.client.engine
 
 
-def ephemeral_default(interaction: discord.Interaction) -> bool:
-    return interaction.client.settings.discord.ephemeral  # type: ignore[attr-defined]
+def ephemeral_default(interaction: discord.Interaction[PaperBot]) -> bool:
+    return interaction.client.settings.discord.ephemeral
 
 
 def results_view(result: SearchResult, state: PageState, *, share: bool) -> discord.ui.View:
@@ -123,7 +126,7 @@ def paper_view(paper_id: str, links: list[tuple[str, str]], *, share: bool) -> d
 
 
 async def show_page(
-    interaction: discord.Interaction, state: PageState, *, edit: bool, ephemeral: bool
+    interaction: discord.Interaction[PaperBot], state: PageState, *, edit: bool, ephemeral: bool
 ) -> None:
     """Run the page's query (deferring if slow) and show it, as a new message or in place."""
     engine = engine_of(interaction)
@@ -140,7 +143,9 @@ async def show_page(
     await respond.send(interaction, embed=embed, view=view, ephemeral=ephemeral, edit=edit)
 
 
-async def show_paper(interaction: discord.Interaction, ref: str, *, ephemeral: bool) -> None:
+async def show_paper(
+    interaction: discord.Interaction[PaperBot], ref: str, *, ephemeral: bool
+) -> None:
     engine = engine_of(interaction)
     paper = await respond.compute(interaction, engine.paper, ref, ephemeral=ephemeral)
     await respond.send(
@@ -152,7 +157,7 @@ async def show_paper(interaction: discord.Interaction, ref: str, *, ephemeral: b
 
 
 class PageButton(
-    discord.ui.DynamicItem[discord.ui.Button],
+    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
     template=re.compile(
         r"pb:(?P<kind>[sl]):(?P<page>\d{1,4}):(?P<limit>\d{1,2}):"
         r"(?:(?P<venue>[^:]*):)?(?P<ref>.+)",
@@ -174,9 +179,13 @@ class PageButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+        cls,
+        interaction: discord.Interaction[PaperBot],  # type: ignore[override]  # items are registered on PaperBot only
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
     ) -> PageButton:
-        kind = match["kind"]
+        kind: PageKind = "l" if match["kind"] == "l" else "s"
         if kind == "l" and match["venue"] is not None:  # a paper id holding ":" parsed as venue
             ref = match["venue"] + ":" + match["ref"]
         else:
@@ -195,14 +204,17 @@ class PageButton(
         button.state = state
         return button
 
-    async def callback(self, interaction: discord.Interaction) -> None:
+    async def callback(
+        self,
+        interaction: discord.Interaction[PaperBot],  # type: ignore[override]  # items are registered on PaperBot only
+    ) -> None:
         await respond.guarded(
             interaction,
             show_page(interaction, self.state, edit=True, ephemeral=ephemeral_default(interaction)),
         )
 
 
-class OpenMenu(discord.ui.DynamicItem[discord.ui.Select], template=r"pb:open"):
+class OpenMenu(discord.ui.DynamicItem[discord.ui.Select[discord.ui.View]], template=r"pb:open"):
     """The menu listing the hits on screen; picking one opens its detail."""
 
     def __init__(self, result: SearchResult | None = None) -> None:
@@ -222,7 +234,7 @@ class OpenMenu(discord.ui.DynamicItem[discord.ui.Select], template=r"pb:open"):
                     description=limits.truncate(meta, limits.OPTION_DESCRIPTION) or None,
                 )
             )
-        select: discord.ui.Select = discord.ui.Select(
+        select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
             custom_id="pb:open",
             placeholder="Open a paper…",
             row=0,
@@ -232,14 +244,21 @@ class OpenMenu(discord.ui.DynamicItem[discord.ui.Select], template=r"pb:open"):
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+        cls,
+        interaction: discord.Interaction[PaperBot],  # type: ignore[override]  # items are registered on PaperBot only
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
     ) -> OpenMenu:
         menu = cls.__new__(cls)
         discord.ui.DynamicItem.__init__(menu, item)
         return menu
 
-    async def callback(self, interaction: discord.Interaction) -> None:
-        values = (interaction.data or {}).get("values") or []  # type: ignore[union-attr]
+    async def callback(
+        self,
+        interaction: discord.Interaction[PaperBot],  # type: ignore[override]  # items are registered on PaperBot only
+    ) -> None:
+        values = respond.data_of(interaction).get("values") or []
         ref = str(values[0]) if values else ""
         await respond.guarded(
             interaction, show_paper(interaction, ref, ephemeral=ephemeral_default(interaction))
@@ -247,7 +266,8 @@ class OpenMenu(discord.ui.DynamicItem[discord.ui.Select], template=r"pb:open"):
 
 
 class MoreLikeButton(
-    discord.ui.DynamicItem[discord.ui.Button], template=re.compile(r"pb:more:(?P<ref>.+)", re.S)
+    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
+    template=re.compile(r"pb:more:(?P<ref>.+)", re.S),
 ):
     """ "More like this" under a paper: the first page of papers similar to it."""
 
@@ -264,12 +284,19 @@ class MoreLikeButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+        cls,
+        interaction: discord.Interaction[PaperBot],  # type: ignore[override]  # items are registered on PaperBot only
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
     ) -> MoreLikeButton:
         return cls(match["ref"])
 
-    async def callback(self, interaction: discord.Interaction) -> None:
-        limit = interaction.client.settings.search.page_size  # type: ignore[attr-defined]
+    async def callback(
+        self,
+        interaction: discord.Interaction[PaperBot],  # type: ignore[override]  # items are registered on PaperBot only
+    ) -> None:
+        limit = interaction.client.settings.search.page_size
         state = PageState(kind="l", ref=self.paper_id, limit=max(1, min(LIMIT_MAX, limit)))
         await respond.guarded(
             interaction,
@@ -277,7 +304,7 @@ class MoreLikeButton(
         )
 
 
-class ShareButton(discord.ui.DynamicItem[discord.ui.Button], template=r"pb:share"):
+class ShareButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=r"pb:share"):
     """Posts the embeds of an ephemeral reply to the channel, credited to who shared it."""
 
     def __init__(self) -> None:
@@ -289,14 +316,21 @@ class ShareButton(discord.ui.DynamicItem[discord.ui.Button], template=r"pb:share
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+        cls,
+        interaction: discord.Interaction[PaperBot],  # type: ignore[override]  # items are registered on PaperBot only
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
     ) -> ShareButton:
         return cls()
 
-    async def callback(self, interaction: discord.Interaction) -> None:
+    async def callback(
+        self,
+        interaction: discord.Interaction[PaperBot],  # type: ignore[override]  # items are registered on PaperBot only
+    ) -> None:
         await respond.guarded(interaction, self._share(interaction))
 
-    async def _share(self, interaction: discord.Interaction) -> None:
+    async def _share(self, interaction: discord.Interaction[PaperBot]) -> None:
         message = interaction.message
         embeds = message.embeds if message else []
         if not embeds:

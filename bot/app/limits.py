@@ -10,7 +10,7 @@ are easy to test exhaustively.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 EMBED_TITLE = 256
@@ -125,7 +125,7 @@ def embed_length(embed: dict[str, Any]) -> int:
     return total
 
 
-def fit_embed(embed: dict[str, Any], budget: int = EMBED_TOTAL) -> dict[str, Any]:
+def fit_embed(embed: Mapping[str, Any], budget: int = EMBED_TOTAL) -> dict[str, Any]:
     """A copy of `embed` within every per-part limit and within `budget` characters in all.
 
     When over budget, the description shrinks first (it holds the abstract or the hit list),
@@ -168,7 +168,7 @@ def fit_embed(embed: dict[str, Any], budget: int = EMBED_TOTAL) -> dict[str, Any
     return out
 
 
-def fit_embeds(embeds: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def fit_embeds(embeds: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """At most 10 embeds sharing the 6000-character message budget, earlier ones first."""
     out: list[dict[str, Any]] = []
     left = EMBED_TOTAL

@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
 from discord import app_commands
@@ -20,6 +20,9 @@ from discord import app_commands
 from bot.app import render
 from bot.app.workers import off_loop
 from bot.search.models import SearchError
+
+if TYPE_CHECKING:
+    from bot.app.client import PaperBot
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -35,6 +38,11 @@ class Restarting(Exception):
         super().__init__(RESTARTING)
 
 
+def data_of(interaction: discord.Interaction[PaperBot]) -> Mapping[str, Any]:
+    """The interaction's payload (`custom_id`, `values`, ...), empty when Discord sent none."""
+    return interaction.data or {}
+
+
 class NotOwner(app_commands.CheckFailure):
     """Raised by owner-only commands; its message is shown to the user."""
 
@@ -43,7 +51,7 @@ class NotOwner(app_commands.CheckFailure):
 
 
 async def compute(
-    interaction: discord.Interaction,
+    interaction: discord.Interaction[PaperBot],
     fn: Callable[..., T],
     *args: Any,
     ephemeral: bool = True,
@@ -83,7 +91,7 @@ async def unless_restarting(client: object, task: asyncio.Future[T]) -> T:
 
 
 async def send(
-    interaction: discord.Interaction,
+    interaction: discord.Interaction[PaperBot],
     *,
     embed: discord.Embed | None = None,
     view: discord.ui.View | None = None,
@@ -149,13 +157,13 @@ def describe(error: BaseException) -> tuple[str, bool]:
     return GENERIC_ERROR, True
 
 
-async def report(interaction: discord.Interaction, error: BaseException) -> None:
+async def report(interaction: discord.Interaction[PaperBot], error: BaseException) -> None:
     """Log the failure (with its traceback when it is our bug) and tell the user briefly."""
     message, ours = describe(error)
     name = (
         interaction.command.qualified_name
         if interaction.command
-        else (interaction.data or {}).get("custom_id", "?")
+        else data_of(interaction).get("custom_id", "?")
     )
     original = getattr(error, "original", error)
     if isinstance(original, discord.NotFound) and original.code == UNKNOWN_INTERACTION:
@@ -177,7 +185,7 @@ async def report(interaction: discord.Interaction, error: BaseException) -> None
         log.warning("could not tell the user about the failure of %s: %s", name, exc)
 
 
-async def guarded(interaction: discord.Interaction, coro: Any) -> None:
+async def guarded(interaction: discord.Interaction[PaperBot], coro: Any) -> None:
     """Await a component callback; on failure, answer the user instead of going silent.
 
     discord.py only logs exceptions raised in DynamicItem callbacks, which would leave the

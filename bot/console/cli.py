@@ -9,7 +9,7 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from bot.config import PROJECT_ROOT, ConfigError, Settings, load_settings, settings_for
 from bot.search.corpus import CorpusError, LoadReport, load_file
@@ -166,7 +166,7 @@ def run_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 total = sum(1 for _ in handle)
             bar = tqdm(total=total, desc=path.name, unit=" lines", file=err, leave=False)
 
-            def progress(line: int, bar=bar) -> None:
+            def progress(line: int, bar: Any = bar) -> None:
                 bar.update(line - bar.n)
 
         load_file(path, exclude_status=exclude, report=report, progress=progress)

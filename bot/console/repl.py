@@ -145,7 +145,7 @@ class Console:
         from bot.app.reload import reload_now
 
         self.write("Reloading the corpus…\n")
-        outcome = reload_now(self, "console", self.corpus_files)  # type: ignore[arg-type]
+        outcome = reload_now(self, "console", self.corpus_files)  # type: ignore[arg-type]  # settings set
         if outcome.ok:
             self.state = self.result = self.paper = None  # pages of the old corpus
         self.write(outcome.summary() + "\n")

@@ -140,7 +140,7 @@ def backoff(attempt: int, base: float, cap: float, retry_after: float | None = N
 
     A server-given Retry-After wins when it is longer, since retrying sooner only fails again.
     """
-    delay = min(cap, base * (2 ** max(0, attempt - 1)))
+    delay = min(cap, base * (2.0 ** max(0, attempt - 1)))
     if retry_after is not None:
         delay = max(delay, retry_after)
     return max(0.0, delay)

@@ -130,7 +130,7 @@ class DailyScheduler:
             await self._sleep(target)
 
     async def _sleep(self, target: datetime | None) -> None:
-        waiters = {asyncio.ensure_future(self._wake.wait())}
+        waiters: set[asyncio.Future[object]] = {asyncio.ensure_future(self._wake.wait())}
         if target is not None:
             waiters.add(asyncio.ensure_future(self.clock.sleep_until(target)))
         try:

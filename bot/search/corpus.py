@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -109,7 +109,8 @@ class LoadProblem:
 
 @dataclass
 class LoadReport:
-    papers: list[Paper] = field(default_factory=list)
+    # A list while files are read; a saved PaperStore when the engine loaded one instead.
+    papers: Sequence[Paper] = field(default_factory=list)
     problems: list[LoadProblem] = field(default_factory=list)
     skipped: int = 0
     files: list[Path] = field(default_factory=list)
@@ -408,6 +409,7 @@ def load_file(
         _json_array_records(path, report) if fmt == "paperlist" else _jsonl_records(path, report)
     )
     seen = {p.id for p in report.papers}
+    added: list[Paper] = []
     for line, record in records:
         if progress:
             progress(line)
@@ -428,7 +430,8 @@ def load_file(
             report.problem(path, line, ProblemKind.DUPLICATE, f"duplicate id {paper.id!r} dropped")
             continue
         seen.add(paper.id)
-        report.papers.append(paper)
+        added.append(paper)
+    report.papers = [*report.papers, *added]
     return report
 
 

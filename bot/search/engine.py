@@ -99,6 +99,8 @@ class SearchEngine:
         self._title_starts = starts.tolist()
         self._folded_titles = folded
         self._title_pos: dict[str, int] = {}
+        # How the corpus was read (files, skipped records, problems); set by `load`.
+        self.load_report: LoadReport | None = None
         for i, title in enumerate(folded):
             self._title_pos.setdefault(title, i)
 
@@ -146,7 +148,7 @@ class SearchEngine:
         if store is not None:
             report = LoadReport(
                 papers=store,
-                files=[Path(f) for f in files],  # type: ignore[arg-type]
+                files=[Path(f) for f in files],
                 skipped=store.meta.get("skipped", 0),
                 problems=saved_problems,
             )

@@ -16,12 +16,16 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from bot.config import ConfigError, SearchSettings, check_range
 from bot.search.analyzer import STOPWORDS, Analyzer
 from bot.search.corpus import CorpusError, load_file
 from bot.search.metrics import mean_scores
 from bot.search.models import SearchError
+
+if TYPE_CHECKING:
+    from bot.search.engine import SearchEngine
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +159,7 @@ def make_analyzer(name: str) -> Analyzer:
 def apply_overrides(settings: SearchSettings, pairs: Sequence[str]) -> SearchSettings:
     """`key=value` strings applied to [search] settings, typed like the settings file."""
     known = {f.name: f for f in fields(SearchSettings)}
-    changes: dict[str, object] = {}
+    changes: dict[str, Any] = {}
     for pair in pairs:
         key, sep, raw = pair.partition("=")
         key = key.strip()
@@ -173,7 +177,7 @@ def apply_overrides(settings: SearchSettings, pairs: Sequence[str]) -> SearchSet
 
 
 def run_queries(
-    engine: object, queries: Mapping[str, str], depth: int = DEPTH
+    engine: SearchEngine, queries: Mapping[str, str], depth: int = DEPTH
 ) -> tuple[dict[str, list[str]], float, int]:
     """Ranked paper ids per query through `engine.search`; seconds spent; empty queries."""
     run: dict[str, list[str]] = {}
@@ -181,7 +185,7 @@ def run_queries(
     started = time.perf_counter()
     for qid, text in queries.items():
         try:
-            result = engine.search(text, limit=depth, snippets=False)  # type: ignore[attr-defined]
+            result = engine.search(text, limit=depth, snippets=False)
         except SearchError as exc:
             log.info("query %s left nothing to search (%s)", qid, exc)
             failed += 1

@@ -16,7 +16,7 @@ everything the ranking uses is still a word that can be shown and highlighted.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -40,9 +40,9 @@ class Expansion:
 
 def relevance_model(
     doc_terms: Sequence[Sequence[str]], doc_scores: Sequence[float]
-) -> Counter[str]:
+) -> dict[str, float]:
     """P(t | R) up to a constant: tf/|d| summed over feedback docs, weighted by their scores."""
-    model: Counter[str] = Counter()
+    model: defaultdict[str, float] = defaultdict(float)
     total = float(sum(doc_scores))
     if total <= 0:
         return model
@@ -52,7 +52,7 @@ def relevance_model(
         share = (score / total) / len(terms)
         for term, tf in Counter(terms).items():
             model[term] += tf * share
-    return model
+    return dict(model)
 
 
 def expand(

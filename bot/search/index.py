@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -236,7 +236,7 @@ class BM25Index:
 
     # -- persistence ------------------------------------------------------------------------
 
-    def save(self, folder: Path, meta: dict) -> None:
+    def save(self, folder: Path, meta: dict[str, Any]) -> None:
         """Write into a temporary folder, then rename: a crash never leaves half an index."""
         with atomic_folder(folder) as tmp:
             digests = {}
@@ -259,7 +259,7 @@ class BM25Index:
             (tmp / "meta.json").write_text(json.dumps(full_meta, indent=1), encoding="utf-8")
 
     @classmethod
-    def load(cls, folder: Path, expect: dict, *, mmap: bool = False) -> BM25Index:
+    def load(cls, folder: Path, expect: dict[str, Any], *, mmap: bool = False) -> BM25Index:
         """Load a saved index whose meta matches `expect`; raise IndexCacheError otherwise."""
         meta = read_meta(folder, "index", INDEX_FORMAT, expect, IndexCacheError)
         digests = meta.get("digests", {})
@@ -302,7 +302,8 @@ class BM25Index:
 
 PARALLEL_MIN_DOCS = 20_000
 PARALLEL_CHUNK = 25_000
-_JOB: tuple[Sequence, Callable] | None = None  # what forked build workers tokenise
+# What forked build workers tokenise.
+_JOB: tuple[Sequence[Any], Callable[[Any], Sequence[str]]] | None = None
 
 
 class _Partial(NamedTuple):

@@ -193,7 +193,7 @@ def span_to_text(span: str) -> str:
     try:
         walker = LatexWalker(source, latex_context=tools.parse_db, tolerant_parsing=True)
         nodes, _pos, _len = walker.get_latex_nodes()
-        text = tools.converter.nodelist_to_text(nodes)
+        text = str(tools.converter.nodelist_to_text(nodes))
     except Exception:  # noqa: BLE001 - pylatexenc raises many types on odd input; plain text is fine
         text = re.sub(r"[\\${}]", " ", span)
     return _SPACES.sub(" ", text).strip()

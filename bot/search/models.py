@@ -6,6 +6,7 @@ Nothing here imports `discord`: the search core and the console use these record
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +40,7 @@ class Paper:
                 return link.url
         return None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "title": self.title,
@@ -63,7 +64,7 @@ class Hit:
     snippet: str
     rank: int
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         data = self.paper.to_json()
         data["score"] = self.score
         data["snippet"] = self.snippet

@@ -17,7 +17,7 @@ import os
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import overload
+from typing import Any, overload
 
 import numpy as np
 
@@ -75,7 +75,7 @@ def storable(papers: Sequence[Paper]) -> bool:
     )
 
 
-def save_store(folder: Path, papers: Sequence[Paper], meta: dict) -> None:
+def save_store(folder: Path, papers: Sequence[Paper], meta: dict[str, Any]) -> None:
     with atomic_folder(folder) as tmp:
         offsets = np.zeros(len(papers) + 1, dtype=np.int64)
         with (tmp / "records.bin").open("wb") as handle:
@@ -128,7 +128,7 @@ def verify(folder: Path, meta: dict) -> None:
 class PaperStore(Sequence[Paper]):
     """Papers of a saved store, built on access; columns for search kept in memory."""
 
-    def __init__(self, folder: Path, expect: dict) -> None:
+    def __init__(self, folder: Path, expect: dict[str, Any]) -> None:
         meta = read_meta(folder, "paper store", STORE_FORMAT, expect, StoreError)
         verify(folder, meta)
         n = meta.get("n_papers")

@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +93,9 @@ def remove_stale(root: Path, depth: int = 2) -> list[Path]:
     return removed
 
 
-def read_meta(folder: Path, what: str, fmt: int, expect: dict, error: type[Exception]) -> dict:
+def read_meta(
+    folder: Path, what: str, fmt: int, expect: dict[str, Any], error: type[Exception]
+) -> dict[str, Any]:
     """The meta.json of a saved `what`, checked against its format and the expected key.
 
     Shared by the index and the paper store: both are trusted only when every key the caller

@@ -13,6 +13,7 @@ import hashlib
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 from bot.search.analyzer import URL
 from bot.search.latex import latex_to_unicode
@@ -130,7 +131,7 @@ def read_seed(path: Path) -> list[str]:
     return [re.sub(r"\s*\n\s*", " ", p).strip() for p in re.split(r"\n\s*\n", body) if p.strip()]
 
 
-def seed_records(abstracts: list[str]) -> list[dict]:
+def seed_records(abstracts: list[str]) -> list[dict[str, Any]]:
     records = []
     for number, abstract in enumerate(abstracts, start=1):
         digest = hashlib.sha1(abstract.encode("utf-8")).hexdigest()[:8]

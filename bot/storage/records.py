@@ -9,6 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import Literal
+
+# How far posting a pick has got: pending -> sending -> sent, or failed (gave up).
+PickState = Literal["pending", "sending", "sent", "failed"]
+# What /daily status says of a server: no schedule, turned off, stopped by a failure, running.
+DailyState = Literal["unset", "off", "stopped", "on"]
+# What one scheduler step did for one server (see `PostOutcome`).
+PostResult = Literal["sent", "found", "retry", "failed", "stopped", "resolved"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +61,7 @@ class Pick:
     paper_id: str
     epoch: int
     marker: str
-    state: str
+    state: PickState
     channel_id: int | None
     message_id: int | None
     attempts: int
@@ -87,7 +95,7 @@ class DailyStatus:
     pool_error: str | None
 
     @property
-    def state(self) -> str:
+    def state(self) -> DailyState:
         """'unset', 'off', 'stopped' (see `stopped_reason`) or 'on'."""
         if self.schedule is None:
             return "unset"
@@ -110,6 +118,6 @@ class PostOutcome:
 
     guild_id: int
     local_date: date
-    result: str  # sent | found | retry | failed | stopped | resolved
+    result: PostResult
     paper_id: str | None = None
     detail: str | None = None

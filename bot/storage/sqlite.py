@@ -29,8 +29,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 __all__ = ["Pick", "PoolState", "Schedule", "Storage", "StorageError", "UnsupportedDatabase"]
 
-PICK_STATES = ("pending", "sending", "sent", "failed")
-
 # Ordered migrations: version N's statements turn schema N-1 into N. Never edit a released one;
 # append a new version instead.
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
@@ -272,10 +270,11 @@ class Storage:
     # -- metadata -------------------------------------------------------------------------
 
     async def schema_version(self) -> int:
-        return await self._one("SELECT MAX(version) FROM schema_version", (), lambda r: r[0])
+        version = await self._one("SELECT MAX(version) FROM schema_version", (), lambda r: r[0])
+        return int(version or 0)  # MAX over no rows is NULL
 
     async def journal_mode(self) -> str:
-        return await self._one("PRAGMA journal_mode", (), lambda r: r[0])
+        return str(await self._one("PRAGMA journal_mode", (), lambda r: r[0]))
 
     async def get_meta(self, key: str) -> str | None:
         return await self._one("SELECT value FROM meta WHERE key = ?", (key,), lambda r: r[0])

@@ -39,7 +39,7 @@ class Admin(commands.Cog):
         force="Swap in a corpus even if it lost many papers or has malformed lines"
     )
     @app_commands.check(owner_only)
-    async def reload(self, interaction: discord.Interaction, force: bool = False) -> None:
+    async def reload(self, interaction: discord.Interaction[PaperBot], force: bool = False) -> None:
         # Loading may take longer than Discord's 3 s: answer "thinking…" first.
         await interaction.response.defer(ephemeral=True, thinking=True)
         outcome = await self.bot.reloader.reload(

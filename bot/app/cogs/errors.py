@@ -31,22 +31,22 @@ class Errors(commands.Cog):
     async def cog_load(self) -> None:
         tree = self.bot.tree
         self._previous = tree.on_error
-        tree.on_error = self.on_app_command_error  # type: ignore[method-assign]
+        tree.error(self.on_app_command_error)
 
     async def cog_unload(self) -> None:
-        self.bot.tree.on_error = self._previous  # type: ignore[method-assign]
+        self.bot.tree.error(self._previous)
 
     async def on_app_command_error(
-        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+        self, interaction: discord.Interaction[PaperBot], error: app_commands.AppCommandError
     ) -> None:
         await respond.report(interaction, error)
 
     @commands.Cog.listener()
-    async def on_interaction(self, interaction: discord.Interaction) -> None:
+    async def on_interaction(self, interaction: discord.Interaction[PaperBot]) -> None:
         """Answer clicks on our components whose custom_id no current item understands."""
         if interaction.type is not discord.InteractionType.component:
             return
-        custom_id = str((interaction.data or {}).get("custom_id", ""))
+        custom_id = str(respond.data_of(interaction).get("custom_id", ""))
         if not custom_id.startswith("pb:"):
             return
         from bot.app.components import DYNAMIC_ITEMS

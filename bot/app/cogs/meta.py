@@ -20,7 +20,7 @@ class Meta(commands.Cog):
         self.bot = bot
 
     @app_commands.command(name="help", description="What this bot does and how to search")
-    async def help(self, interaction: discord.Interaction) -> None:
+    async def help(self, interaction: discord.Interaction[PaperBot]) -> None:
         ephemeral = self.bot.settings.discord.ephemeral
         embed = render.help_embed(self.bot.engine.venues(), ephemeral=ephemeral)
         await respond.send(interaction, embed=embed, ephemeral=True)
@@ -38,7 +38,9 @@ class Meta(commands.Cog):
     @app_commands.default_permissions(administrator=True)
     @app_commands.check(owner_only)
     async def sync(
-        self, interaction: discord.Interaction, scope: app_commands.Choice[str] | None = None
+        self,
+        interaction: discord.Interaction[PaperBot],
+        scope: app_commands.Choice[str] | None = None,
     ) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
         here = scope is not None and scope.value == "here" and interaction.guild is not None

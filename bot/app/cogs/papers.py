@@ -42,14 +42,18 @@ class Papers(commands.Cog):
     @app_commands.command(name="paper", description="Show one paper: abstract, authors, links")
     @app_commands.describe(paper="Start typing a title (or paste a paper id)")
     async def paper(
-        self, interaction: discord.Interaction, paper: app_commands.Range[str, 1, PAPER_REF_MAX]
+        self,
+        interaction: discord.Interaction[PaperBot],
+        paper: app_commands.Range[str, 1, PAPER_REF_MAX],
     ) -> None:
         await components.show_paper(interaction, paper, ephemeral=self.ephemeral)
 
     @app_commands.command(name="similar", description="Papers similar to one paper")
     @app_commands.describe(paper="Start typing a title (or paste a paper id)")
     async def similar(
-        self, interaction: discord.Interaction, paper: app_commands.Range[str, 1, PAPER_REF_MAX]
+        self,
+        interaction: discord.Interaction[PaperBot],
+        paper: app_commands.Range[str, 1, PAPER_REF_MAX],
     ) -> None:
         engine = self.bot.engine
         found = await respond.compute(interaction, engine.paper, paper, ephemeral=self.ephemeral)
@@ -65,7 +69,7 @@ class Papers(commands.Cog):
     @app_commands.describe(venue="Only papers from this venue (start typing for the list)")
     async def random_paper(
         self,
-        interaction: discord.Interaction,
+        interaction: discord.Interaction[PaperBot],
         venue: app_commands.Range[str, 1, VENUE_MAX] | None = None,
     ) -> None:
         found = self.bot.engine.random(venue, self.rng)  # memory only; raises BadFilter
@@ -74,13 +78,13 @@ class Papers(commands.Cog):
     @paper.autocomplete("paper")
     @similar.autocomplete("paper")
     async def paper_autocomplete(
-        self, interaction: discord.Interaction, current: str
+        self, interaction: discord.Interaction[PaperBot], current: str
     ) -> list[app_commands.Choice[str]]:
         return paper_choices(self.bot, current)
 
     @random_paper.autocomplete("venue")
     async def venue_autocomplete(
-        self, interaction: discord.Interaction, current: str
+        self, interaction: discord.Interaction[PaperBot], current: str
     ) -> list[app_commands.Choice[str]]:
         return await venue_choices(self.bot, current)
 

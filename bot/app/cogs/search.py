@@ -17,9 +17,9 @@ if TYPE_CHECKING:
     from bot.app.client import PaperBot
 
 
-def search_cooldown(interaction: discord.Interaction) -> app_commands.Cooldown | None:
+def search_cooldown(interaction: discord.Interaction[PaperBot]) -> app_commands.Cooldown | None:
     """Per-user rate from settings ([discord] search_cooldown_uses / _seconds); 0 turns it off."""
-    settings = interaction.client.settings.discord  # type: ignore[attr-defined]
+    settings = interaction.client.settings.discord
     if settings.search_cooldown_uses <= 0 or settings.search_cooldown_seconds <= 0:
         return None
     return app_commands.Cooldown(settings.search_cooldown_uses, settings.search_cooldown_seconds)
@@ -42,7 +42,7 @@ class Search(commands.Cog):
     @app_commands.checks.dynamic_cooldown(search_cooldown, key=lambda i: i.user.id)
     async def search(
         self,
-        interaction: discord.Interaction,
+        interaction: discord.Interaction[PaperBot],
         query: app_commands.Range[str, 1, QUERY_MAX],
         venue: app_commands.Range[str, 1, VENUE_MAX] | None = None,
         limit: app_commands.Range[int, 1, LIMIT_MAX] | None = None,
@@ -62,7 +62,7 @@ class Search(commands.Cog):
 
     @search.autocomplete("venue")
     async def venue_autocomplete(
-        self, interaction: discord.Interaction, current: str
+        self, interaction: discord.Interaction[PaperBot], current: str
     ) -> list[app_commands.Choice[str]]:
         return await venue_choices(self.bot, current)
 

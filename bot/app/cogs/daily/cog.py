@@ -169,7 +169,7 @@ class Daily(commands.Cog):
 
     async def _soon(
         self,
-        interaction: discord.Interaction,
+        interaction: discord.Interaction[PaperBot],
         work: Coroutine[Any, Any, T],
         *,
         ephemeral: bool = True,
@@ -195,7 +195,7 @@ class Daily(commands.Cog):
     @app_commands.check(manager_only)
     async def set_daily(
         self,
-        interaction: discord.Interaction,
+        interaction: discord.Interaction[PaperBot],
         channel: discord.TextChannel,
         time: app_commands.Range[str, 1, TIME_MAX],
         timezone: app_commands.Range[str, 1, ZONE_MAX],
@@ -208,7 +208,7 @@ class Daily(commands.Cog):
 
     async def _set(
         self,
-        interaction: discord.Interaction,
+        interaction: discord.Interaction[PaperBot],
         channel: discord.TextChannel,
         time: str,
         timezone: str,
@@ -248,7 +248,7 @@ class Daily(commands.Cog):
 
     @set_daily.autocomplete("timezone")
     async def timezone_autocomplete(
-        self, interaction: discord.Interaction, current: str
+        self, interaction: discord.Interaction[PaperBot], current: str
     ) -> list[app_commands.Choice[str]]:
         return [app_commands.Choice(name=name, value=name) for name in zone_choices(current)]
 
@@ -256,7 +256,7 @@ class Daily(commands.Cog):
         name="status", description="Channel, next post, last post and pool of the paper of the day"
     )
     @app_commands.check(manager_only)
-    async def status(self, interaction: discord.Interaction) -> None:
+    async def status(self, interaction: discord.Interaction[PaperBot]) -> None:
         assert interaction.guild_id is not None
         status = await self._soon(interaction, self.sched.status(interaction.guild_id))
         await respond.send(
@@ -265,7 +265,7 @@ class Daily(commands.Cog):
 
     @daily.command(name="off", description="Stop posting the paper of the day (history is kept)")
     @app_commands.check(manager_only)
-    async def off(self, interaction: discord.Interaction) -> None:
+    async def off(self, interaction: discord.Interaction[PaperBot]) -> None:
         assert interaction.guild_id is not None
         changed = await self._soon(interaction, self.sched.disable(interaction.guild_id))
         text = (
@@ -284,7 +284,7 @@ class Daily(commands.Cog):
 
     @app_commands.command(name="today", description="Today's paper of the day for this server")
     @app_commands.guild_only()
-    async def today(self, interaction: discord.Interaction) -> None:
+    async def today(self, interaction: discord.Interaction[PaperBot]) -> None:
         assert interaction.guild_id is not None
         ephemeral = self.bot.settings.discord.ephemeral
         try:

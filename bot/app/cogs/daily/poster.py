@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import date
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import aiohttp
 import discord
@@ -47,7 +47,9 @@ log = logging.getLogger(__name__)
 SEND_TIMEOUT = 60.0  # seconds for one send (discord.py's own 429/5xx retries included)
 THREAD_TIMEOUT = 30.0  # the thread is a nicety: never hold the post's bookkeeping for long
 HISTORY_SCAN = 100  # recent messages searched for a marker (one request)
-THREAD_ARCHIVE_MINUTES = 1440
+# The server channels a message can be sent to (discord.py's guild Messageables).
+PostChannel = discord.TextChannel | discord.VoiceChannel | discord.StageChannel | discord.Thread
+THREAD_ARCHIVE_MINUTES: Literal[60, 1440, 4320, 10080] = 1440  # Discord's allowed values
 TRANSIENT_STATUSES = frozenset({429, 500, 502, 503, 504, 520, 521, 522, 523, 524})
 
 # Permissions the bot needs in the daily channel, by discord.py attribute, and as people call
@@ -70,8 +72,11 @@ def missing_permissions(permissions: discord.Permissions) -> tuple[list[str], li
 
 def _retry_after(exc: discord.HTTPException) -> float | None:
     headers = getattr(exc.response, "headers", None) or {}
+    value = headers.get("Retry-After")
+    if value is None:
+        return None
     try:
-        return float(headers.get("Retry-After"))  # type: ignore[arg-type]
+        return float(value)
     except (TypeError, ValueError):
         return None
 
@@ -124,15 +129,13 @@ class DiscordPoster:
         self.bot = bot
         self.open_thread = open_thread
 
-    async def _channel(self, channel_id: int) -> discord.abc.GuildChannel | discord.Thread:
+    async def _channel(self, channel_id: int) -> PostChannel:
         channel = self.bot.get_channel(channel_id)
         if channel is None:
             channel = await self.bot.fetch_channel(channel_id)
-        if not isinstance(channel, discord.abc.Messageable) or isinstance(
-            channel, discord.abc.PrivateChannel
-        ):
+        if not isinstance(channel, PostChannel):
             raise PermanentPostError(f"<#{channel_id}> is not a server text channel.")
-        return channel  # type: ignore[return-value]
+        return channel
 
     async def post(
         self, guild_id: int, channel_id: int, paper_id: str, local_date: date, marker: str
@@ -145,7 +148,7 @@ class DiscordPoster:
         try:
             async with asyncio.timeout(SEND_TIMEOUT):
                 channel = await self._channel(channel_id)
-                message = await channel.send(embed=embed)  # type: ignore[union-attr]
+                message = await channel.send(embed=embed)
         except (discord.DiscordException, aiohttp.ClientError, OSError, TimeoutError) as exc:
             mapped = classify(exc, channel_id)
             if mapped is None:
@@ -186,7 +189,7 @@ class DiscordPoster:
             async with asyncio.timeout(SEND_TIMEOUT):
                 channel = await self._channel(channel_id)
                 me = self.bot.user.id if self.bot.user else None
-                async for message in channel.history(limit=HISTORY_SCAN):  # type: ignore[union-attr]
+                async for message in channel.history(limit=HISTORY_SCAN):
                     if me is not None and message.author.id != me:
                         continue
                     if any(marker in (embed.footer.text or "") for embed in message.embeds):
