@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, TextIO
 from discord.ext import commands
 
 from bot.config import ConfigError, Settings, settings_for
+from bot.logs import redact, setup_logging
 from bot.search.corpus import CorpusError
 
 if TYPE_CHECKING:
@@ -100,20 +101,11 @@ def run_check(settings: Settings, out: TextIO) -> int:
 
 def main(args: argparse.Namespace, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out, err = out or sys.stdout, err or sys.stderr
-    logging.basicConfig(
-        level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-        stream=err,
-    )
+    setup_logging(logging.INFO if getattr(args, "verbose", False) else logging.WARNING, stream=err)
     try:
         settings = settings_for(args)
     except ConfigError as exc:
         out.write(f"FAIL settings: {exc}\ncheck failed: 1 problem(s)\n")
         return 1
-    from bot.app.runner import RedactingFormatter
-
-    for handler in logging.getLogger().handlers:  # the token stays out of any warning line
-        handler.setFormatter(
-            RedactingFormatter(handler.formatter, [settings.secrets.discord_token or ""])
-        )
+    redact([settings.secrets.discord_token or ""])  # the token stays out of any warning line
     return run_check(settings, out)

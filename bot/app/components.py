@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar
 
 import discord
 
@@ -156,8 +156,47 @@ async def show_paper(
     )
 
 
+ItemT = TypeVar("ItemT", bound=discord.ui.Item[Any], covariant=True)
+Match = re.Match[str]
+
+
+class BotItem(discord.ui.DynamicItem[ItemT], template=r"(?!)"):
+    """A persistent component of this bot: discord.py's two hooks, typed for `PaperBot`.
+
+    discord.py types an item's interaction for any client; these items are only ever registered
+    on a `PaperBot` (its setup_hook), so the narrowing is said once here. Subclasses rebuild
+    themselves from a clicked custom_id in `restore` and do their work in `answer`, whose
+    failures `respond.guarded` turns into a reply. The base's template matches nothing.
+    """
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[PaperBot],  # type: ignore[override]  # see class doc
+        item: discord.ui.Item[Any],
+        match: Match,
+        /,
+    ) -> Self:
+        return cls.restore(interaction, item, match)
+
+    @classmethod
+    def restore(
+        cls, interaction: discord.Interaction[PaperBot], item: discord.ui.Item[Any], match: Match
+    ) -> Self:
+        raise NotImplementedError
+
+    async def callback(
+        self,
+        interaction: discord.Interaction[PaperBot],  # type: ignore[override]  # see class doc
+    ) -> None:
+        await respond.guarded(interaction, self.answer(interaction))
+
+    async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:
+        raise NotImplementedError
+
+
 class PageButton(
-    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
+    BotItem[discord.ui.Button[discord.ui.View]],
     template=re.compile(
         r"pb:(?P<kind>[sl]):(?P<page>\d{1,4}):(?P<limit>\d{1,2}):"
         r"(?:(?P<venue>[^:]*):)?(?P<ref>.+)",
@@ -178,12 +217,8 @@ class PageButton(
         self.state = state
 
     @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[PaperBot],  # type: ignore[override]  # items are registered on PaperBot only
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
+    def restore(
+        cls, interaction: discord.Interaction[PaperBot], item: discord.ui.Item[Any], match: Match
     ) -> PageButton:
         kind: PageKind = "l" if match["kind"] == "l" else "s"
         if kind == "l" and match["venue"] is not None:  # a paper id holding ":" parsed as venue
@@ -204,17 +239,13 @@ class PageButton(
         button.state = state
         return button
 
-    async def callback(
-        self,
-        interaction: discord.Interaction[PaperBot],  # type: ignore[override]  # items are registered on PaperBot only
-    ) -> None:
-        await respond.guarded(
-            interaction,
-            show_page(interaction, self.state, edit=True, ephemeral=ephemeral_default(interaction)),
+    async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:
+        await show_page(
+            interaction, self.state, edit=True, ephemeral=ephemeral_default(interaction)
         )
 
 
-class OpenMenu(discord.ui.DynamicItem[discord.ui.Select[discord.ui.View]], template=r"pb:open"):
+class OpenMenu(BotItem[discord.ui.Select[discord.ui.View]], template=r"pb:open"):
     """The menu listing the hits on screen; picking one opens its detail."""
 
     def __init__(self, result: SearchResult | None = None) -> None:
@@ -243,30 +274,21 @@ class OpenMenu(discord.ui.DynamicItem[discord.ui.Select[discord.ui.View]], templ
         super().__init__(select)
 
     @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[PaperBot],  # type: ignore[override]  # items are registered on PaperBot only
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
+    def restore(
+        cls, interaction: discord.Interaction[PaperBot], item: discord.ui.Item[Any], match: Match
     ) -> OpenMenu:
         menu = cls.__new__(cls)
         discord.ui.DynamicItem.__init__(menu, item)
         return menu
 
-    async def callback(
-        self,
-        interaction: discord.Interaction[PaperBot],  # type: ignore[override]  # items are registered on PaperBot only
-    ) -> None:
+    async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:
         values = respond.data_of(interaction).get("values") or []
         ref = str(values[0]) if values else ""
-        await respond.guarded(
-            interaction, show_paper(interaction, ref, ephemeral=ephemeral_default(interaction))
-        )
+        await show_paper(interaction, ref, ephemeral=ephemeral_default(interaction))
 
 
 class MoreLikeButton(
-    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
+    BotItem[discord.ui.Button[discord.ui.View]],
     template=re.compile(r"pb:more:(?P<ref>.+)", re.S),
 ):
     """ "More like this" under a paper: the first page of papers similar to it."""
@@ -283,28 +305,18 @@ class MoreLikeButton(
         self.paper_id = paper_id
 
     @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[PaperBot],  # type: ignore[override]  # items are registered on PaperBot only
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
+    def restore(
+        cls, interaction: discord.Interaction[PaperBot], item: discord.ui.Item[Any], match: Match
     ) -> MoreLikeButton:
         return cls(match["ref"])
 
-    async def callback(
-        self,
-        interaction: discord.Interaction[PaperBot],  # type: ignore[override]  # items are registered on PaperBot only
-    ) -> None:
+    async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:
         limit = interaction.client.settings.search.page_size
         state = PageState(kind="l", ref=self.paper_id, limit=max(1, min(LIMIT_MAX, limit)))
-        await respond.guarded(
-            interaction,
-            show_page(interaction, state, edit=False, ephemeral=ephemeral_default(interaction)),
-        )
+        await show_page(interaction, state, edit=False, ephemeral=ephemeral_default(interaction))
 
 
-class ShareButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=r"pb:share"):
+class ShareButton(BotItem[discord.ui.Button[discord.ui.View]], template=r"pb:share"):
     """Posts the embeds of an ephemeral reply to the channel, credited to who shared it."""
 
     def __init__(self) -> None:
@@ -315,22 +327,12 @@ class ShareButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], te
         )
 
     @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[PaperBot],  # type: ignore[override]  # items are registered on PaperBot only
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
+    def restore(
+        cls, interaction: discord.Interaction[PaperBot], item: discord.ui.Item[Any], match: Match
     ) -> ShareButton:
         return cls()
 
-    async def callback(
-        self,
-        interaction: discord.Interaction[PaperBot],  # type: ignore[override]  # items are registered on PaperBot only
-    ) -> None:
-        await respond.guarded(interaction, self._share(interaction))
-
-    async def _share(self, interaction: discord.Interaction[PaperBot]) -> None:
+    async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:
         message = interaction.message
         embeds = message.embeds if message else []
         if not embeds:

@@ -1,9 +1,10 @@
 """Answering interactions on time, and turning failures into a short message for the user.
 
-Discord gives an interaction 3 seconds for its first response. `compute` runs the work in a
-thread and defers only when it is still running after `defer_after` seconds, so fast answers
-cost one request and slow ones never miss the deadline. `send` then picks the right endpoint
-(initial response, follow-up, or edit) for whatever state the interaction is in.
+Discord gives an interaction 3 seconds for its first response. `soon` awaits the work (and
+`compute` runs CPU work in a thread through it), deferring only when it is still running after
+`defer_after` seconds, so fast answers cost one request and slow ones never miss the deadline.
+`send` then picks the right endpoint (initial response, follow-up, or edit) for whatever state
+the interaction is in.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
@@ -50,6 +51,31 @@ class NotOwner(app_commands.CheckFailure):
         super().__init__("Only the bot's owner can do that.")
 
 
+async def soon(
+    interaction: discord.Interaction[PaperBot],
+    work: Awaitable[T],
+    *,
+    ephemeral: bool = True,
+    edit: bool = False,
+) -> T:
+    """Await `work`, deferring the interaction only if it still runs after `defer_after` s.
+
+    A deferral made for an edit (a component on a message) is an update; otherwise it shows
+    "thinking…", ephemeral or not as the answer will be. When the bot shuts down before the
+    work is done (the client's `restarting` event), this raises `Restarting`, which the error
+    handlers turn into an answer, so no user is left with "The application did not respond"
+    and the exit never waits for slow work.
+    """
+    task = asyncio.ensure_future(work)
+    done, _pending = await asyncio.wait({task}, timeout=interaction.client.defer_after)
+    if not done and not interaction.response.is_done():
+        if edit:
+            await interaction.response.defer()
+        else:
+            await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+    return await unless_restarting(interaction.client, task)
+
+
 async def compute(
     interaction: discord.Interaction[PaperBot],
     fn: Callable[..., T],
@@ -57,21 +83,8 @@ async def compute(
     ephemeral: bool = True,
     edit: bool = False,
 ) -> T:
-    """`fn(*args)` in a worker thread, deferring the interaction if it is slow.
-
-    When the bot shuts down before the work is done (the client's `restarting` event), this
-    raises `Restarting`, which the error handlers turn into an answer, so no user is left
-    with "The application did not respond" and the exit never waits for a slow search.
-    """
-    task = asyncio.ensure_future(off_loop(fn, *args))
-    wait = getattr(interaction.client, "defer_after", DEFER_AFTER)
-    done, _pending = await asyncio.wait({task}, timeout=wait)
-    if not done and not interaction.response.is_done():
-        if edit:
-            await interaction.response.defer()
-        else:
-            await interaction.response.defer(ephemeral=ephemeral, thinking=True)
-    return await unless_restarting(interaction.client, task)
+    """`fn(*args)` (CPU work such as a search) off the event loop, through `soon`."""
+    return await soon(interaction, off_loop(fn, *args), ephemeral=ephemeral, edit=edit)
 
 
 async def unless_restarting(client: object, task: asyncio.Future[T]) -> T:
@@ -86,7 +99,7 @@ async def unless_restarting(client: object, task: asyncio.Future[T]) -> T:
         waiter.cancel()
     if task.done():
         return task.result()
-    task.cancel()  # the thread runs on, unheard; it is a daemon and dies with the process
+    task.cancel()  # work in a thread runs on, unheard (a daemon, it dies with the process)
     raise Restarting()
 
 
@@ -185,7 +198,7 @@ async def report(interaction: discord.Interaction[PaperBot], error: BaseExceptio
         log.warning("could not tell the user about the failure of %s: %s", name, exc)
 
 
-async def guarded(interaction: discord.Interaction[PaperBot], coro: Any) -> None:
+async def guarded(interaction: discord.Interaction[PaperBot], coro: Awaitable[object]) -> None:
     """Await a component callback; on failure, answer the user instead of going silent.
 
     discord.py only logs exceptions raised in DynamicItem callbacks, which would leave the

@@ -1,8 +1,8 @@
 """`python -m bot`: settings, logging, then the Discord bot, or the console without a token.
 
 The token is read from DISCORD_TOKEN (environment, or .env in the project folder). It is never
-printed: discord.py does not log it, and as a second guard every log handler is wrapped in a
-formatter that replaces it with "[token]" should it ever reach a message or a traceback.
+printed: discord.py does not log it, and as a second guard (`bot.logs`) every log handler is
+wrapped in a formatter that replaces it with "[token]" should it reach a message or traceback.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import ipaddress
 import logging
 import os
 import signal
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -48,30 +48,6 @@ To run it in your server:
 
 Meanwhile, a local console serves the same commands as text (try: /search optimal transport).
 """
-
-
-class RedactingFormatter(logging.Formatter):
-    """Wraps another formatter and replaces every secret in the formatted line."""
-
-    def __init__(self, inner: logging.Formatter | None, secrets: Iterable[str]) -> None:
-        super().__init__()
-        self.inner = inner or logging.Formatter("%(levelname)s %(name)s: %(message)s")
-        self.secrets = [s for s in secrets if s]
-
-    def format(self, record: logging.LogRecord) -> str:
-        text = self.inner.format(record)
-        for secret in self.secrets:
-            text = text.replace(secret, "[token]")
-        return text
-
-
-def setup_logging(level: int, secrets: Iterable[str] = ()) -> None:
-    """discord.py's coloured handler on the root logger, every handler redacting secrets."""
-    discord.utils.setup_logging(level=level, root=True)
-    redact = [s for s in secrets if s]
-    for handler in logging.getLogger().handlers:
-        if not isinstance(handler.formatter, RedactingFormatter):
-            handler.setFormatter(RedactingFormatter(handler.formatter, redact))
 
 
 def _truthy(value: str | None) -> bool:

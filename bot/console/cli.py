@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bot.config import PROJECT_ROOT, ConfigError, Settings, load_settings, settings_for
+from bot.logs import setup_logging
 from bot.search.corpus import CorpusError, LoadReport, load_file
 from bot.search.latex import display_title, latex_to_unicode
 from bot.search.models import Filters, Hit, Paper, SearchError, SearchResult
@@ -240,11 +241,7 @@ def main(
     err = err or sys.stderr
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-        stream=err,
-    )
+    setup_logging(logging.INFO if args.verbose else logging.WARNING, stream=err)
     if args.command is None:
         parser.print_help(out)
         return 0
@@ -277,7 +274,7 @@ def run_default(
 ) -> int:
     """Run the bot when a token is configured, else explain how and start the console."""
     # Imported here: the search commands above must not pay for importing discord.py.
-    from bot.app.runner import TOKEN_HELP, run_bot, setup_logging
+    from bot.app.runner import TOKEN_HELP, run_bot
     from bot.console.repl import run_console
     from bot.search.engine import SearchEngine
 
@@ -290,13 +287,9 @@ def run_default(
         return 1
     token = settings.secrets.discord_token
     if token:
-        setup_logging(logging.DEBUG if verbose else logging.INFO, [token])
+        setup_logging(logging.DEBUG if verbose else logging.INFO, secrets=[token], colour=True)
         return run_bot(settings, token, err, corpus_files=getattr(args, "corpus", None))
-    logging.basicConfig(
-        level=logging.INFO if verbose else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-        stream=err,
-    )
+    setup_logging(logging.INFO if verbose else logging.WARNING, stream=err)
     try:
         engine = SearchEngine.load(settings)
     except CorpusError as exc:

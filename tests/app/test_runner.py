@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import io
-import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 
@@ -12,7 +11,7 @@ import discord
 import pytest_asyncio
 
 from bot.app.client import PaperBot, cog_modules
-from bot.app.runner import RedactingFormatter, run_bot, setup_logging
+from bot.app.runner import run_bot
 from bot.config import StorageSettings
 from bot.search.engine import SearchEngine
 from bot.storage.sqlite import Storage
@@ -84,23 +83,3 @@ async def test_stale_button_gets_an_answer(
     click = await fake_discord.click(sent.id, "pb:v0:whatever")
     reply = await answered(click, type=4, ephemeral=True)
     assert "older version" in reply.embed["description"]
-
-
-def test_setup_logging_redacts_every_root_handler() -> None:
-    root = logging.getLogger()
-    before = list(root.handlers), root.level
-    formatters = {h: h.formatter for h in root.handlers}
-    try:
-        setup_logging(logging.INFO, ["tok.en"])
-        added = [h for h in root.handlers if h not in before[0]]
-        assert added
-        assert all(isinstance(h.formatter, RedactingFormatter) for h in root.handlers)
-        record = logging.LogRecord("x", logging.INFO, __file__, 1, "%s", ("tok.en",), None)
-        assert "tok.en" not in added[0].format(record)
-    finally:
-        for handler in list(root.handlers):
-            if handler not in before[0]:
-                root.removeHandler(handler)
-        root.setLevel(before[1])
-        for handler, formatter in formatters.items():
-            handler.setFormatter(formatter)  # type: ignore[arg-type]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import logging
 import os
 import random
 import subprocess
@@ -12,7 +11,6 @@ from pathlib import Path
 
 import discord
 
-from bot.app.runner import RedactingFormatter
 from bot.config import PROJECT_ROOT
 from bot.console.repl import Console
 from bot.console.text import embed_text, markdown_text
@@ -90,19 +88,6 @@ def test_embed_text_has_every_part() -> None:
     embed.add_field(name="G", value="l1\nl2")
     embed.set_footer(text="foot")
     assert embed_text(embed) == "A\nT  <https://x.org>\n\nD\nF: one\n\nG:\n  l1\n  l2\n\n-- foot\n"
-
-
-def test_redacting_formatter_hides_the_token() -> None:
-    formatter = RedactingFormatter(logging.Formatter("%(message)s"), ["s3cr3t.token"])
-    record = logging.LogRecord(
-        "x", logging.INFO, __file__, 1, "token is %s", ("s3cr3t.token",), None
-    )
-    assert formatter.format(record) == "token is [token]"
-    try:
-        raise ValueError("bad s3cr3t.token")
-    except ValueError:
-        record = logging.LogRecord("x", logging.ERROR, __file__, 1, "boom", (), sys.exc_info())
-    assert "s3cr3t.token" not in formatter.format(record)
 
 
 def _python_m_bot(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:

@@ -10,6 +10,7 @@ import asyncio
 import logging
 import re
 from datetime import UTC, datetime
+from typing import Any
 
 import discord
 import pytest
@@ -23,7 +24,7 @@ from tests.app.daily.support import (
     fake_discord,
     text_of,
 )
-from tests.fakediscord import FakeDiscord
+from tests.fakediscord import EPHEMERAL, FakeDiscord
 
 __all__ = ["connect_bot", "daily_env", "fake_discord"]  # fixtures used by the tests below
 
@@ -263,3 +264,27 @@ async def test_the_pool_reads_the_engine_at_call_time(daily_env: DailyEnv) -> No
     bot.engine = SearchEngine([only], settings=SearchSettings())
     today = await daily_env.slash("today")
     assert today.embed["title"] == only.title
+
+
+async def test_slow_daily_work_is_deferred_like_search(
+    daily_env: DailyEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/daily shares `respond.soon` with /search: answered at once when fast, else "thinking…"
+    (ephemeral) first and the answer edited in (search's side: test_loopback)."""
+    bot = await daily_env.start()
+    fast = await daily_env.fake.slash("daily status", user=daily_env.fake.admin)
+    await fast.assert_answered(type=4)
+    bot.defer_after = 0.05
+    scheduler = bot.get_cog("Daily").sched  # type: ignore[union-attr]
+    original = scheduler.status
+
+    async def slow(guild_id: int) -> Any:
+        await asyncio.sleep(0.3)
+        return await original(guild_id)
+
+    monkeypatch.setattr(scheduler, "status", slow)
+    handle = await daily_env.fake.slash("daily status", user=daily_env.fake.admin)
+    first = await handle.assert_answered(type=5, timeout=1.0)
+    assert first.data["flags"] == EPHEMERAL
+    edit = await handle.edit(timeout=2.0)
+    assert edit.body["embeds"][0]["title"] == "Paper of the day: not set up"

@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
 from datetime import date
 from functools import cache
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING
 from zoneinfo import available_timezones
 
 import discord
@@ -42,7 +41,6 @@ if TYPE_CHECKING:
     from bot.storage.sqlite import Storage
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 
 TIME_MAX = 16
 ZONE_MAX = 64
@@ -167,22 +165,6 @@ class Daily(commands.Cog):
             raise RuntimeError("the daily cog is not loaded")
         return self.scheduler
 
-    async def _soon(
-        self,
-        interaction: discord.Interaction[PaperBot],
-        work: Coroutine[Any, Any, T],
-        *,
-        ephemeral: bool = True,
-    ) -> T:
-        """Await `work`, deferring the interaction only if it is still running after
-        `bot.defer_after` seconds (the async twin of `respond.compute`)."""
-        task = asyncio.ensure_future(work)
-        wait = getattr(self.bot, "defer_after", respond.DEFER_AFTER)
-        done, _pending = await asyncio.wait({task}, timeout=wait)
-        if not done and not interaction.response.is_done():
-            await interaction.response.defer(ephemeral=ephemeral, thinking=True)
-        return await task
-
     # -- /daily -----------------------------------------------------------------------------
 
     @daily.command(name="set", description="Post a paper every day in a channel at a local time")
@@ -201,7 +183,7 @@ class Daily(commands.Cog):
         timezone: app_commands.Range[str, 1, ZONE_MAX],
         topic: app_commands.Range[str, 1, TOPIC_MAX] | None = None,
     ) -> None:
-        embed = await self._soon(
+        embed = await respond.soon(
             interaction, self._set(interaction, channel, time, timezone, topic)
         )
         await respond.send(interaction, embed=embed, ephemeral=True)
@@ -258,7 +240,7 @@ class Daily(commands.Cog):
     @app_commands.check(manager_only)
     async def status(self, interaction: discord.Interaction[PaperBot]) -> None:
         assert interaction.guild_id is not None
-        status = await self._soon(interaction, self.sched.status(interaction.guild_id))
+        status = await respond.soon(interaction, self.sched.status(interaction.guild_id))
         await respond.send(
             interaction, embed=embeds.status_embed(status, self._title_of), ephemeral=True
         )
@@ -267,7 +249,7 @@ class Daily(commands.Cog):
     @app_commands.check(manager_only)
     async def off(self, interaction: discord.Interaction[PaperBot]) -> None:
         assert interaction.guild_id is not None
-        changed = await self._soon(interaction, self.sched.disable(interaction.guild_id))
+        changed = await respond.soon(interaction, self.sched.disable(interaction.guild_id))
         text = (
             "Paper of the day is off. `/daily set` turns it back on; what was already "
             "shown will not be repeated."
@@ -288,7 +270,7 @@ class Daily(commands.Cog):
         assert interaction.guild_id is not None
         ephemeral = self.bot.settings.discord.ephemeral
         try:
-            pick = await self._soon(
+            pick = await respond.soon(
                 interaction, self.sched.today_pick(interaction.guild_id), ephemeral=ephemeral
             )
             paper = self.bot.engine.paper(pick.paper_id)
