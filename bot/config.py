@@ -1,7 +1,7 @@
 """Typed settings: config/settings.toml for behaviour, the environment (or .env) for secrets.
 
-Loading is explicit (`load_settings()`), never at import time, so tests can point the bot at
-their own files and nothing reads the disk just because a module was imported.
+Loading is explicit (`load_settings()`), never at import time, so each caller can point the bot
+at its own files and nothing reads the disk just because a module was imported.
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ async def drain_interactions(timeout: float) -> int:
     """Wait up to `timeout` s for the tasks answering interactions; returns how many were left.
 
     discord.py starts one task per interaction and keeps no list of them, so they are found by
-    the names it gives them (pinned by tests/app/test_shutdown.py).
+    the names it gives them (discord.py 2.x's, listed in `INTERACTION_TASKS`).
     """
     current = asyncio.current_task()
     pending = {
@@ -107,11 +107,11 @@ class PaperBot(commands.AutoShardedBot):
         self.force_sync = force_sync
         self.extensions_to_load = extensions if extensions is not None else cog_modules()
         self.failed_extensions: dict[str, str] = {}
-        self.synced: list[str] = []  # scopes synced by this process (for tests and logs)
+        self.synced: list[str] = []  # scopes synced by this process, in order
         self._meta: dict[str, str] = {}  # command hashes when there is no storage
-        # Seconds of work before an interaction is deferred ("thinking…"); see bot.replies.
+        # Seconds of work before an interaction is deferred ("thinking…"); see respond.soon.
         self.defer_after = DEFER_AFTER
-        # Live corpus reload (/admin reload, SIGHUP): swaps `self.engine`; see bot.reload.
+        # Live corpus reload (/admin reload, SIGHUP): swaps `self.engine`; see bot.app.reload.
         self.reloader = Reloader(self)
         self.reloader.on_swap.append(lambda outcome: self.dispatch("corpus_reloaded", outcome))
         # Seconds close() waits for interactions already being answered (SIGTERM).

@@ -12,7 +12,7 @@ custom_id back with every click, and the item rebuilds what it needs from it. cu
 A query too long for the custom_id (a pasted title) is stored as `QUERY_IN_MESSAGE` instead:
 the button then reads the query back from the message it sits on, whose embed title is
 "🔎 {query}" (`QUERY_MAX` keeps that title whole within Discord's 256). The venue option is
-capped (`VENUE_MAX`) so the rest always fits; `tests/app/test_render.py` checks the worst case.
+capped (`VENUE_MAX`) so the rest always fits, even in the worst case.
 """
 
 from __future__ import annotations

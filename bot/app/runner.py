@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 FORCE_SYNC_ENV = "PAPERBOT_FORCE_SYNC"
-# Testing hook: point discord.py at a loopback Discord stand-in (tests/app/test_shutdown.py).
+# Testing hook: point discord.py at a loopback Discord stand-in (see apply_test_endpoints).
 API_BASE_ENV = "PAPERBOT_API_BASE"  # e.g. http://127.0.0.1:8123/api/v10
 GATEWAY_ENV = "PAPERBOT_GATEWAY_URL"  # e.g. ws://127.0.0.1:8123/gateway-ws
 

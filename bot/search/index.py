@@ -3,10 +3,10 @@
 `rank_bm25.get_scores` walks every document for every query term. Here each term keeps a
 postings list (doc ids, term frequencies), so a query touches only the documents that contain
 its terms; per-document length normalisation is precomputed once. The arithmetic follows
-rank_bm25 operation for operation, so scores agree to float rounding (tests check 1e-9).
+rank_bm25 operation for operation, so scores agree to float rounding (1e-9 relative).
 
 Scoring (`score`), top-k selection (`top_k`) and persistence (`save` / `load`) are separate
-pieces: search composes them, benchmarks and parity tests call them directly.
+pieces that search composes and that can each be measured alone.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Ranking metrics as trec_eval defines them: nDCG@k, Recall@k, MRR@k (reciprocal rank cut at k).
 
-Written here rather than imported so the bot's runtime needs no C extension; the tests check
-every function against hand-computed examples and, when installed, against `pytrec_eval`.
+Written here rather than imported so the bot's runtime needs no C extension (trec_eval itself,
+as `pytrec_eval`, is a test dependency that these are checked against).
 
 Conventions (those of trec_eval, which BEIR and Anserini report):
 - a document is relevant when its judged grade is >= 1; unjudged documents count as 0;

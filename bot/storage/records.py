@@ -114,7 +114,7 @@ class DailyStatus:
 
 @dataclass(frozen=True, slots=True)
 class PostOutcome:
-    """What one `run_due` step did for one server (logged; asserted by tests)."""
+    """What one `run_due` step did for one server (logged, and returned to the caller)."""
 
     guild_id: int
     local_date: date

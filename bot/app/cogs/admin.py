@@ -1,4 +1,4 @@
-"""`/admin reload`: owner-only live corpus reload (the logic lives in bot/reload.py).
+"""`/admin reload`: owner-only live corpus reload (the logic lives in bot/app/reload.py).
 
 Two gates, because either alone is not enough: `default_permissions(administrator)` hides the
 group from members who are not server admins (a server can change that in its integration

@@ -6,7 +6,7 @@ commands. Wiring:
 
 * the scheduler reads the corpus through `self.bot.engine` *at call time*, so a live reload
   that swaps the engine changes the pool without restarting anything;
-* its clock is `bot.clock` when the bot has one (tests inject a fake clock), else real time;
+* its clock is `bot.clock` when the bot has one (an injected clock), else real time;
 * it starts once the gateway is up (a task awaiting `wait_until_ready`, so a reconnect's
   second `on_ready` cannot start it twice) and stops in `cog_unload`, which discord.py also
   runs from `Bot.close()`, before the bot closes its storage.
