@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -105,10 +106,10 @@ FONT_SWITCHES = (
 logging.getLogger("pylatexenc").setLevel(logging.ERROR)
 
 
-def _accent(combining: str):
+def _accent(combining: str) -> Callable[[Any, LatexNodes2Text], str]:
     """A replacement that puts `combining` over each letter of the macro's argument."""
 
-    def render(node, l2tobj: LatexNodes2Text) -> str:
+    def render(node: Any, l2tobj: LatexNodes2Text) -> str:
         args = node.nodeargd.argnlist if node.nodeargd else []
         inner = l2tobj.nodelist_to_text([a for a in args if a is not None]).strip()
         return unicodedata.normalize("NFC", "".join(ch + combining for ch in inner))
@@ -119,7 +120,7 @@ def _accent(combining: str):
 _SUPERSCRIPT = str.maketrans("0123456789n", "⁰¹²³⁴⁵⁶⁷⁸⁹ⁿ")
 
 
-def _root(node, l2tobj: LatexNodes2Text) -> str:
+def _root(node: Any, l2tobj: LatexNodes2Text) -> str:
     """`\\sqrt[4]{T}` -> ⁴√(T): the root's index is a number people read, not markup."""
     args = node.nodeargd.argnlist if node.nodeargd else []
     index = l2tobj.nodelist_to_text([args[0]]).strip() if args and args[0] is not None else ""
@@ -129,10 +130,10 @@ def _root(node, l2tobj: LatexNodes2Text) -> str:
     return f"{index}√({body})" if len(body) > 1 else f"{index}√{body}"
 
 
-def _keep_args(node, l2tobj: LatexNodes2Text) -> str:
+def _keep_args(node: Any, l2tobj: LatexNodes2Text) -> str:
     """The last argument's text (`\\textcolor{red}{word}` -> word; `\\texttt{x}` -> x)."""
     args = [a for a in (node.nodeargd.argnlist if node.nodeargd else []) if a is not None]
-    return l2tobj.nodelist_to_text(args[-1:]) if args else ""
+    return str(l2tobj.nodelist_to_text(args[-1:])) if args else ""
 
 
 class _Tools(NamedTuple):
