@@ -93,8 +93,9 @@ async def unless_restarting(client: object, task: asyncio.Future[T]) -> T:
     if stop is None or task.done():
         return await task
     waiter = asyncio.ensure_future(stop.wait())
+    both: set[asyncio.Future[Any]] = {task, waiter}
     try:
-        await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait(both, return_when=asyncio.FIRST_COMPLETED)
     finally:
         waiter.cancel()
     if task.done():

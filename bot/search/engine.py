@@ -14,6 +14,7 @@ import random as random_module
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -467,7 +468,7 @@ class SearchEngine:
         return [self.papers[i].id for i in ids[keep].tolist()]
 
 
-def _saved_problems(folder: Path, meta: dict) -> list[LoadProblem]:
+def _saved_problems(folder: Path, meta: dict[str, Any]) -> list[LoadProblem]:
     """The load problems saved with a store. They are a function of the files' content, which
     the store's key covers, so they are reported again on every start, exactly as first found;
     a missing file is never among them (it stops the load before anything is saved)."""

@@ -172,7 +172,7 @@ def apply_overrides(settings: SearchSettings, pairs: Sequence[str]) -> SearchSet
             changes[key] = int(raw) if isinstance(default, int) else float(raw)
         except ValueError as exc:
             raise ConfigError(f"--set {pair!r}: {key} must be a number") from exc
-        check_range("search", key, changes[key])  # type: ignore[arg-type]  # a number here
+        check_range("search", key, changes[key])
     return replace(settings, **changes)
 
 

@@ -102,7 +102,7 @@ def save_store(folder: Path, papers: Sequence[Paper], meta: dict[str, Any]) -> N
         (tmp / "meta.json").write_text(json.dumps(full, indent=1), encoding="utf-8")
 
 
-def verify(folder: Path, meta: dict) -> None:
+def verify(folder: Path, meta: dict[str, Any]) -> None:
     """Every file of the store has the size and digest it had when saved, else StoreError.
 
     Why all of them, as the index does for its arrays: two swapped lines of ids.txt would
