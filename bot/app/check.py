@@ -3,7 +3,9 @@
 Why: CI (and a deploy script, before restarting the worker) should learn that a settings
 typo, a broken corpus file or a cog that fails to import would take the bot down, without a
 token and without Discord. Every cog is loaded into a real `PaperBot` that never logs in (the
-storage it sees is in memory), and the command tree is serialised as a sync would send it.
+storage it sees is in memory), and the command tree is serialised as a sync would send it and
+checked against Discord's registration rules (bot.app.commandcheck), which Discord would
+otherwise enforce by refusing the whole sync.
 The token is only reported as set or not, never shown.
 """
 
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from discord.ext import commands
 
+from bot.app.commandcheck import check_commands
 from bot.config import ConfigError, Settings, settings_for
 from bot.logs import redact, setup_logging
 from bot.search.corpus import CorpusError
@@ -48,6 +51,7 @@ async def _check_cogs(settings: Settings, engine: SearchEngine, out: TextIO) -> 
             except Exception as exc:  # noqa: BLE001 - any definition a sync would choke on
                 problems.append(f"commands: {type(exc).__name__}: {exc}")
             else:
+                problems += [f"command {p}" for p in check_commands(payload)]
                 names = ", ".join(sorted(f"/{c['name']}" for c in payload))
                 out.write(
                     f"ok   cogs: {len(bot.extensions)} loaded; {len(payload)} commands ({names})\n"

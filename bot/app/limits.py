@@ -34,7 +34,23 @@ OPTION_DESCRIPTION = 100
 BUTTON_LABEL = 80
 LINK_URL = 512  # a link button's url
 THREAD_NAME = 100
+ACTION_ROWS = 5  # classic action rows in one message
+ROW_BUTTONS = 5  # buttons in one action row
+SELECT_PLACEHOLDER = 150
+AUTOCOMPLETE_CHOICES = 25
 ELLIPSIS = "…"
+
+# Registration rules (application commands), checked by bot.app.commandcheck. A command or
+# option name is 1-32 of `-`, `_`, letters and digits (Discord: ^[-_\p{L}\p{N}]{1,32}$), in
+# lower case; context-menu names may hold spaces and capitals.
+COMMAND_NAME = 32
+COMMAND_DESCRIPTION = 100  # and at least 1, for chat-input commands and every option
+COMMAND_OPTIONS = 25  # per command, subcommand group or subcommand
+OPTION_CHOICES = 25
+OPTION_STRING_LENGTH = 6000  # an option's min_length / max_length
+COMMAND_TOTAL = 4000  # name, description, options, choices and localizations of one command
+CHAT_INPUT_COMMANDS = 100  # per scope (global, or one guild)
+CONTEXT_MENU_COMMANDS = 5  # user commands, and message commands, per scope
 
 # Never end a cut inside a masked link: drop a trailing unfinished "[text](url" piece.
 _OPEN_LINK = re.compile(r"\[[^\]]*(\]\([^)]*)?$")
