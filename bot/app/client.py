@@ -23,6 +23,7 @@ import bot.app.cogs
 from bot.app.components import DYNAMIC_ITEMS
 from bot.app.reload import Reloader
 from bot.app.respond import DEFER_AFTER
+from bot.app.sync import CommandSyncer
 from bot.app.workers import off_loop
 from bot.config import ConfigError, Settings
 
@@ -108,6 +109,10 @@ class PaperBot(commands.AutoShardedBot):
         self.extensions_to_load = extensions if extensions is not None else cog_modules()
         self.failed_extensions: dict[str, str] = {}
         self.synced: list[str] = []  # scopes synced by this process, in order
+        # Sync runs in the background so a rate-limited or refused sync never keeps the bot
+        # offline or takes it down (bot.app.sync); /sync reports its status.
+        self.syncer = CommandSyncer(self)
+        self.sync_guild_refused = False  # DISCORD_GUILD_ID names a server the bot is not in
         self._meta: dict[str, str] = {}  # command hashes when there is no storage
         # Seconds of work before an interaction is deferred ("thinking…"); see respond.soon.
         self.defer_after = DEFER_AFTER
@@ -161,7 +166,11 @@ class PaperBot(commands.AutoShardedBot):
                 # One broken feature must not take search down with it; the log says why.
                 log.exception("could not load %s", name)
                 self.failed_extensions[name] = str(exc)
-        await self.sync_commands(force=self.force_sync)
+        self.syncer.start(force=self.force_sync)
+
+    async def wait_until_synced(self, timeout: float | None = None) -> bool:
+        """True once the background command sync has finished (synced, refused or failed)."""
+        return await self.syncer.wait(timeout)
 
     async def _open_storage(self) -> Storage | None:
         from bot.storage.sqlite import Storage
@@ -187,6 +196,7 @@ class PaperBot(commands.AutoShardedBot):
         await asyncio.shield(self._shutdown_task)
 
     async def _shutdown(self) -> None:
+        await self.syncer.stop()
         for shard in self.shards.values():
             if not shard.is_closed():
                 await shard.disconnect()
@@ -202,7 +212,7 @@ class PaperBot(commands.AutoShardedBot):
 
     def sync_target(self) -> discord.Object | None:
         guild_id = self.settings.secrets.guild_id
-        return discord.Object(id=guild_id) if guild_id else None
+        return discord.Object(id=guild_id) if guild_id and not self.sync_guild_refused else None
 
     def command_payload(self, guild: discord.abc.Snowflake | None) -> list[dict[str, Any]]:
         """What `tree.sync(guild=guild)` would send, in a stable order."""

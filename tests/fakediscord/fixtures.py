@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import discord
 import pytest_asyncio
@@ -31,8 +32,10 @@ async def connect_bot(
 ) -> AsyncIterator[Callable[[discord.Client], Awaitable[BotConnection]]]:
     connections: list[BotConnection] = []
 
-    async def _connect(bot: discord.Client, token: str = "fake-token") -> BotConnection:
-        connection = await connect(bot, token)
+    async def _connect(
+        bot: discord.Client, token: str = "fake-token", **options: Any
+    ) -> BotConnection:
+        connection = await connect(bot, token, **options)
         connections.append(connection)
         return connection
 

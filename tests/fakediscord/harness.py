@@ -80,12 +80,14 @@ async def connect(
     timeout: float = 5.0,
     guild_ready_timeout: float = 0.05,
     fast_reidentify: bool = True,
+    wait_synced: bool = True,
 ) -> BotConnection:
     """``bot.login`` then ``bot.connect`` in a background task; returns once the bot is ready.
 
     ``guild_ready_timeout`` replaces discord.py's 2 s wait for more GUILD_CREATEs (the fake sends
     them all at once). ``fast_reidentify`` drops the 5 s sleep discord.py's default
-    ``before_identify_hook`` does before a re-IDENTIFY.
+    ``before_identify_hook`` does before a re-IDENTIFY. ``wait_synced`` waits (up to ``timeout``)
+    for a bot's ``wait_until_synced()``, when it has one, so tests see the synced commands.
     """
     bot._connection.guild_ready_timeout = guild_ready_timeout
     if fast_reidentify:
@@ -110,6 +112,10 @@ async def connect(
             task.result()  # re-raise the connect error
         await connection.close()
         raise TimeoutError(f"bot was not ready within {timeout}s")
+    # A bot that syncs commands in the background (PaperBot) is settled once that is done.
+    settled = getattr(bot, "wait_until_synced", None)
+    if wait_synced and settled is not None:
+        await settled(timeout)
     return connection
 
 

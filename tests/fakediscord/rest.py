@@ -16,6 +16,8 @@ from .faults import Faults, compile_path
 from .messages import Upload
 from .models import JSON
 from .recorder import Recorder
+from .rules_messages import Refusal
+from .validate import errors_object, refusals
 
 log = logging.getLogger(__name__)
 
@@ -42,11 +44,28 @@ class Call:
 
 
 class ApiError(Exception):
-    """Raised by a route handler to answer with a Discord-style error body."""
+    """Raised by a route handler to answer with a Discord-style error body.
 
-    def __init__(self, status: int, code: int, message: str) -> None:
+    ``errors`` is Discord's nested field-path object of a 50035 Invalid Form Body.
+    """
+
+    def __init__(
+        self, status: int, code: int, message: str, errors: dict[str, Any] | None = None
+    ) -> None:
         super().__init__(message)
         self.status, self.code, self.message = status, code, message
+        self.errors = errors
+
+    def body(self) -> JSON:
+        body: JSON = {"message": self.message, "code": self.code}
+        if self.errors:
+            body["errors"] = self.errors
+        return body
+
+
+def invalid_form_body(refusals: list[Refusal]) -> ApiError:
+    """400 / 50035 naming every refused field, as Discord answers a payload it will not take."""
+    return ApiError(400, 50035, "Invalid Form Body", errors_object(refusals))
 
 
 Handler = Callable[[Call], Awaitable[Any]]
@@ -113,6 +132,10 @@ class RestServer:
         self.requests: Recorder[Call] = Recorder("REST request")
         self.unknown: list[Call] = []
         self.valid_tokens: set[str] | None = None
+        #: validate bodies against Discord's OpenAPI spec too (hand-written rules always apply)
+        self.use_spec = True
+        #: requests refused with 400 / 50035, for tests to inspect
+        self.refused: list[Call] = []
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         path = API_PREFIX.sub("", request.path) or "/"
@@ -122,7 +145,7 @@ class RestServer:
         try:
             response = await self._answer(call)
         except ApiError as exc:
-            response = self._error(call, exc.status, {"message": exc.message, "code": exc.code})
+            response = self._error(call, exc.status, exc.body())
         self.requests.notify()
         return response
 
@@ -149,6 +172,16 @@ class RestServer:
             self.unknown.append(call)
             return self._error(call, 404, {"message": "404: Not Found", "code": 0})
         handler, call.params = found
+        refused = refusals(call.method, call.path, call.json, use_spec=self.use_spec)
+        if refused:
+            log.warning(
+                "fake discord: 400/50035 on %s %s: %s",
+                call.method,
+                call.path,
+                "; ".join(f"{'.'.join(map(str, r.path))}: {r.message}" for r in refused),
+            )
+            self.refused.append(call)
+            raise invalid_form_body(refused)
         result = await handler(call)
         if result is NO_CONTENT or result is None:
             call.status = 204

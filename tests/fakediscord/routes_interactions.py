@@ -22,7 +22,8 @@ from .interactions import (
 )
 from .messages import EPHEMERAL, LOADING
 from .models import JSON
-from .rest import NO_CONTENT, ApiError, Call, Router, require_message_body
+from .rest import NO_CONTENT, ApiError, Call, Router, invalid_form_body, require_message_body
+from .rules_messages import Refusal
 
 if TYPE_CHECKING:
     from .server import FakeDiscord
@@ -81,7 +82,15 @@ def register(router: Router, fake: FakeDiscord) -> None:
         body = call.json or {}
         ctype = int(body.get("type", 0))
         if ctype not in ALLOWED_CALLBACKS.get(handle.type, set()):
-            raise ApiError(400, 50035, f"Invalid Form Body: callback {ctype} for {handle.type}")
+            raise invalid_form_body(
+                [
+                    Refusal(
+                        ["type"],
+                        "INTERACTION_RESPONSE_TYPE_INVALID",
+                        f"Callback type {ctype} is not valid for interaction type {handle.type}",
+                    )
+                ]
+            )
         data = body.get("data") or {}
         message: JSON | None = None
         if ctype == MESSAGE:
@@ -92,7 +101,9 @@ def register(router: Router, fake: FakeDiscord) -> None:
             handle.original_id = message["id"]
         elif ctype in (DEFERRED_UPDATE, UPDATE_MESSAGE):
             if handle.source_message_id is None:
-                raise ApiError(400, 50035, "Invalid Form Body: no message to update")
+                raise invalid_form_body(
+                    [Refusal(["type"], "INTERACTION_RESPONSE_TYPE_INVALID", "No message to update")]
+                )
             handle.original_id = handle.source_message_id
             if ctype == UPDATE_MESSAGE:
                 message = store.edit(handle.source_message_id, data, call.uploads)

@@ -29,6 +29,7 @@ from .rest import Call, RestServer
 from .world import CommandSync, World
 
 log = logging.getLogger(__name__)
+INTERACTION_TIMEOUT = 3.0
 
 MessageRef = JSON | Reply | str | int
 
@@ -46,8 +47,8 @@ class FakeDiscord:
         self.gateway = Gateway(self.world)
         self.rest = RestServer(self.faults)
         self.echo_events = echo_events
-        #: seconds a bot has for the first callback before it gets 10062; None = no limit
-        self.interaction_timeout: float | None = None
+        #: seconds a bot has for the first callback before it gets 10062 (Discord: 3)
+        self.interaction_timeout: float | None = INTERACTION_TIMEOUT
         self.port = 0
         self._runner: web.AppRunner | None = None
         routes_app.register(self.rest.router, self)

@@ -45,8 +45,9 @@ class Meta(commands.Cog):
         await interaction.response.defer(ephemeral=True, thinking=True)
         here = scope is not None and scope.value == "here" and interaction.guild is not None
         guild = discord.Object(interaction.guild.id) if here and interaction.guild else None
-        count, where = await self.bot.sync_commands(force=True, guild=guild)
-        await interaction.followup.send(f"Synced {count} commands to {where}.", ephemeral=True)
+        # The sync runs in the background: a rate limit is reported, not waited out here.
+        text = await self.bot.syncer.request(guild)
+        await interaction.followup.send(text, ephemeral=True)
 
 
 async def setup(bot: PaperBot) -> None:
