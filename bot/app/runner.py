@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+import aiohttp
 import discord
 import yarl
 
@@ -26,6 +27,14 @@ if TYPE_CHECKING:
     from bot.app.client import PaperBot
 
 log = logging.getLogger(__name__)
+# Exit codes of `python -m bot` (README "Exit codes"): a supervisor can tell a bad token from a
+# network outage (retry later) without reading the log.
+EXIT_OK = 0
+EXIT_CONFIG = 1  # settings or corpus problem
+EXIT_TOKEN = 3  # Discord rejected DISCORD_TOKEN
+EXIT_INTENTS = 4  # Discord refused a privileged intent
+EXIT_UNREACHABLE = 5  # Discord could not be reached (refused, timed out, TLS)
+EXIT_DNS = 6  # Discord's host name could not be resolved
 FORCE_SYNC_ENV = "PAPERBOT_FORCE_SYNC"
 # Testing hook: point discord.py at a loopback Discord stand-in (see apply_test_endpoints).
 API_BASE_ENV = "PAPERBOT_API_BASE"  # e.g. http://127.0.0.1:8123/api/v10
@@ -144,7 +153,7 @@ def run_bot(
         apply_test_endpoints()
     except ConfigError as exc:
         err.write(f"error: {exc}\n")
-        return 1
+        return EXIT_CONFIG
     try:
         asyncio.run(serve(settings, token, force_sync=force, corpus_files=corpus_files))
     except CorpusError as exc:
@@ -155,13 +164,32 @@ def run_bot(
             "error: Discord rejected DISCORD_TOKEN. Reset the token in the developer "
             "portal (Bot -> Reset Token) and update .env.\n"
         )
-        return 1
+        return EXIT_TOKEN
     except discord.PrivilegedIntentsRequired:
         err.write(
             "error: Discord refused an intent this bot asked for; check the Bot page of "
             "the developer portal.\n"
         )
-        return 1
+        return EXIT_INTENTS
+    except aiohttp.ClientConnectorDNSError as exc:
+        err.write(
+            f"error: cannot resolve {exc.host} (DNS failure): check the network or DNS "
+            "settings of this machine, then start again.\n"
+        )
+        return EXIT_DNS
+    except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+        err.write(
+            f"error: cannot reach Discord ({_reason(exc)}): check the network, a firewall "
+            "or a proxy, then start again.\n"
+        )
+        return EXIT_UNREACHABLE
     except KeyboardInterrupt:
-        return 0
-    return 0
+        return EXIT_OK
+    return EXIT_OK
+
+
+def _reason(exc: BaseException) -> str:
+    """A short cause for an unreachable Discord, without the traceback."""
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        return f"{exc.host}:{exc.port}: {exc.strerror or exc.os_error}"
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

@@ -148,7 +148,7 @@ class CommandSyncer:
                     self.bot.settings.secrets.guild_id,
                 )
                 self.bot.sync_guild_refused = True
-                return 0.0
+                return await self._attempt(force, None)
             return self._finish("failed", f"Discord refused the sync: {one_line(exc)}")
         except discord.DiscordServerError as exc:
             status.detail = f"Discord answered HTTP {exc.status}"

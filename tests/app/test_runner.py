@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import io
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 
@@ -11,7 +9,6 @@ import discord
 import pytest_asyncio
 
 from bot.app.client import PaperBot, cog_modules
-from bot.app.runner import run_bot
 from bot.config import StorageSettings
 from bot.search.engine import SearchEngine
 from bot.storage.sqlite import Storage
@@ -39,16 +36,6 @@ def test_every_cog_module_is_found() -> None:
         "bot.app.cogs.errors",
     } <= set(names)
     assert all(not n.rsplit(".", 1)[1].startswith("_") for n in names)
-
-
-async def test_rejected_token_is_reported_without_the_token(fake_discord: FakeDiscord) -> None:
-    fake_discord.accept_only_tokens("some-other-token")
-    err = io.StringIO()
-    settings = make_settings(fake_discord)
-    code = await asyncio.to_thread(run_bot, settings, TOKEN, err)
-    assert code == 1
-    assert "rejected DISCORD_TOKEN" in err.getvalue()
-    assert TOKEN not in err.getvalue()
 
 
 async def test_autosharded_bot_asks_discord_for_shards_and_opens_its_own_storage(
