@@ -30,7 +30,8 @@ log = logging.getLogger(__name__)
 # Exit codes of `python -m bot` (README "Exit codes"): a supervisor can tell a bad token from a
 # network outage (retry later) without reading the log.
 EXIT_OK = 0
-EXIT_CONFIG = 1  # settings or corpus problem
+EXIT_CONFIG = 1  # settings problem
+EXIT_CORPUS = 2  # the corpus is unusable (argparse also exits 2 on a bad command line)
 EXIT_TOKEN = 3  # Discord rejected DISCORD_TOKEN
 EXIT_INTENTS = 4  # Discord refused a privileged intent
 EXIT_UNREACHABLE = 5  # Discord could not be reached (refused, timed out, TLS)
@@ -158,7 +159,7 @@ def run_bot(
         asyncio.run(serve(settings, token, force_sync=force, corpus_files=corpus_files))
     except CorpusError as exc:
         err.write(f"error: {exc}\n")
-        return 2
+        return EXIT_CORPUS
     except discord.LoginFailure:
         err.write(
             "error: Discord rejected DISCORD_TOKEN. Reset the token in the developer "
