@@ -166,7 +166,8 @@ class CommandSyncer:
             return 0.0
         return self._finish("synced", f"Synced {count} commands to {where}.")
 
-    def _finish(self, state: str, detail: str) -> None:
+    def _finish(self, state: str, detail: str) -> float | None:
+        """Record the outcome; None, the "finished" answer of `_attempt`."""
         self.status.state, self.status.detail, self.status.retry_at = state, detail, None
         if state == "failed":
             log.error("%s", detail)
