@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -66,6 +67,49 @@ class DailySettings:
     open_thread: bool = True
 
 
+SOURCE_KINDS = ("openreview", "arxiv", "paperlist")
+_HHMM = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
+
+
+@dataclass(frozen=True, slots=True)
+class FetchJob:
+    """One corpus file the bot keeps fresh from a source ([[sources.fetch]] in the settings).
+
+    `kind` openreview reads `venue` (a venue id such as ICML.cc/2026/Conference); arxiv reads
+    `categories` and asks for the last `days` days on every refresh; paperlist reads `url`.
+    """
+
+    kind: str
+    out: Path
+    venue: str = ""
+    categories: tuple[str, ...] = ()
+    days: int = 7
+    url: str = ""
+
+    @property
+    def label(self) -> str:
+        what = self.venue or " ".join(self.categories) or self.url
+        return f"{self.kind} {what}"
+
+
+@dataclass(frozen=True, slots=True)
+class SourcesSettings:
+    """Where papers are fetched from and when the bot refreshes them (see README, Sources)."""
+
+    openreview_url: str = "https://api2.openreview.net"
+    arxiv_url: str = "https://export.arxiv.org/api/query"
+    user_agent: str = "paperbot/0.1 (Discord paper-discovery bot; python -m bot fetch)"
+    # arXiv asks for one connection and at least 3 s between calls.
+    arxiv_interval_seconds: float = 3.0
+    max_retries: int = 5
+    retry_base_seconds: float = 2.0
+    retry_max_seconds: float = 120.0
+    timeout_seconds: float = 60.0
+    # UTC times of day ("HH:MM") at which the running bot refreshes every [[sources.fetch]].
+    refresh_at: tuple[str, ...] = ()
+    fetch: tuple[FetchJob, ...] = ()
+
+
 @dataclass(frozen=True, slots=True)
 class Secrets:
     """Values read from the environment. `repr` hides the token so it never reaches a log."""
@@ -82,6 +126,7 @@ class Settings:
     discord: DiscordSettings = DiscordSettings()
     storage: StorageSettings = StorageSettings()
     daily: DailySettings = DailySettings()
+    sources: SourcesSettings = SourcesSettings()
     secrets: Secrets = Secrets()
     source: Path | None = None
 
@@ -189,6 +234,58 @@ def _discord_id(name: str, raw: str) -> int:
     return int(raw)
 
 
+def _fetch_job(raw: Any, number: int, base: Path) -> FetchJob:
+    where = f"[[sources.fetch]] #{number}"
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where} must be a table")
+    known = {f.name for f in fields(FetchJob)}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise ConfigError(f"{where} has unknown key(s): {', '.join(unknown)}")
+    kind = raw.get("kind")
+    if kind not in SOURCE_KINDS:
+        raise ConfigError(f"{where} kind must be one of {', '.join(SOURCE_KINDS)}, got {kind!r}")
+    out = raw.get("out")
+    if not isinstance(out, str) or not out:
+        raise ConfigError(f"{where} needs out = the corpus file to write")
+    categories = raw.get("categories", [])
+    if not isinstance(categories, list) or not all(isinstance(c, str) for c in categories):
+        raise ConfigError(f"{where} categories must be a list of arXiv categories")
+    days = raw.get("days", 7)
+    if isinstance(days, bool) or not isinstance(days, int) or days < 1:
+        raise ConfigError(f"{where} days must be a whole number of days, at least 1")
+    venue, url = raw.get("venue", ""), raw.get("url", "")
+    if not isinstance(venue, str) or not isinstance(url, str):
+        raise ConfigError(f"{where} venue and url must be strings")
+    need = {"openreview": venue, "arxiv": categories, "paperlist": url}[kind]
+    if not need:
+        key = {"openreview": "venue", "arxiv": "categories", "paperlist": "url"}[kind]
+        raise ConfigError(f"{where} ({kind}) needs {key}")
+    return FetchJob(kind, _resolve(base, out), venue, tuple(categories), days, url)
+
+
+def _sources(raw: dict[str, Any], base: Path, environ: dict[str, str]) -> SourcesSettings:
+    """[sources]: plain keys as every section, [[sources.fetch]] jobs, URL overrides from env."""
+    raw = dict(raw)
+    jobs = raw.pop("fetch", [])
+    if not isinstance(jobs, list):
+        raise ConfigError("[[sources.fetch]] must be an array of tables")
+    settings = _section(SourcesSettings, "sources", raw, base)
+    bad = [t for t in settings.refresh_at if not isinstance(t, str) or not _HHMM.match(t)]
+    if bad:
+        raise ConfigError(f"[sources] refresh_at takes UTC times as HH:MM, got {bad[0]!r}")
+    overrides = {
+        key: environ[env].strip()
+        for key, env in (
+            ("openreview_url", "PAPERBOT_OPENREVIEW_URL"),
+            ("arxiv_url", "PAPERBOT_ARXIV_URL"),
+        )
+        if environ.get(env, "").strip()
+    }
+    parsed = tuple(_fetch_job(job, n, base) for n, job in enumerate(jobs, start=1))
+    return replace(settings, fetch=parsed, **overrides)
+
+
 def _int_env(env: dict[str, str], name: str) -> int | None:
     raw = env.get(name, "").strip()
     return _discord_id(name, raw) if raw else None
@@ -271,8 +368,17 @@ def load_settings(
         "storage": StorageSettings,
         "daily": DailySettings,
     }
-    unknown = sorted(set(raw) - set(sections))
+    unknown = sorted(set(raw) - set(sections) - {"sources"})
     if unknown:
         raise ConfigError(f"{path}: unknown section(s): {', '.join(unknown)}")
     parts = {name: _section(cls, name, raw.get(name, {}), base) for name, cls in sections.items()}
-    return Settings(**parts, secrets=read_secrets(environ), source=path)
+    sources = _sources(raw.get("sources", {}), base, environ)
+    # A fetched file joins the corpus once it exists (after the first fetch), so a source is
+    # configured in one place; a reload re-reads this and picks the new file up.
+    listed = parts["corpus"].files
+    fetched = tuple(
+        dict.fromkeys(j.out for j in sources.fetch if j.out not in listed and j.out.is_file())
+    )
+    if fetched:
+        parts["corpus"] = replace(parts["corpus"], files=listed + fetched)
+    return Settings(**parts, sources=sources, secrets=read_secrets(environ), source=path)

@@ -137,3 +137,62 @@ def test_default_run_with_a_bad_dotenv_prints_one_error_line(tmp_path):
     assert "Traceback" not in done.stderr + done.stdout
     assert done.returncode == 1
     assert ".env:1: not UTF-8 text" in done.stdout + done.stderr
+
+
+def test_sources_defaults_env_overrides_and_jobs(tmp_path):
+    settings = load_settings(env={})
+    assert settings.sources.openreview_url == "https://api2.openreview.net"
+    assert settings.sources.arxiv_url == "https://export.arxiv.org/api/query"
+    assert settings.sources.arxiv_interval_seconds >= 3.0
+    assert settings.sources.fetch == ()
+    path = tmp_path / "settings.toml"
+    path.write_text(
+        '[corpus]\nfiles = ["seed.jsonl"]\n'
+        '[sources]\nrefresh_at = ["06:30"]\n'
+        '[[sources.fetch]]\nkind = "openreview"\nvenue = "ICML.cc/2026/Conference"\n'
+        'out = "seed.jsonl"\n'
+        '[[sources.fetch]]\nkind = "arxiv"\ncategories = ["cs.LG"]\ndays = 3\n'
+        'out = "arxiv.jsonl"\n',
+        encoding="utf-8",
+    )
+    env = {"PAPERBOT_OPENREVIEW_URL": "http://127.0.0.1:9", "PAPERBOT_ARXIV_URL": "http://x/q"}
+    settings = load_settings(path, env=env)
+    assert settings.sources.openreview_url == "http://127.0.0.1:9"
+    assert settings.sources.arxiv_url == "http://x/q"
+    assert settings.sources.refresh_at == ("06:30",)
+    orv, arx = settings.sources.fetch
+    assert (orv.kind, orv.venue, orv.out) == (
+        "openreview",
+        "ICML.cc/2026/Conference",
+        tmp_path / "seed.jsonl",
+    )
+    assert (arx.categories, arx.days) == (("cs.LG",), 3)
+    # A fetched file joins the corpus once it exists, and only once.
+    assert settings.corpus.files == (tmp_path / "seed.jsonl",)
+    (tmp_path / "arxiv.jsonl").write_text("", encoding="utf-8")
+    assert load_settings(path, env={}).corpus.files == (
+        tmp_path / "seed.jsonl",
+        tmp_path / "arxiv.jsonl",
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[sources]\nrefresh_at = ["25:00"]\n', "refresh_at takes UTC times"),
+        ('[[sources.fetch]]\nkind = "rss"\nout = "x"\n', "kind must be one of"),
+        ('[[sources.fetch]]\nkind = "arxiv"\nout = "x"\n', "needs categories"),
+        ('[[sources.fetch]]\nkind = "openreview"\nvenue = "V"\n', "needs out"),
+        (
+            '[[sources.fetch]]\nkind = "arxiv"\ncategories = ["cs.LG"]\nout = "x"\ndays = 0\n',
+            "days",
+        ),
+        ('[[sources.fetch]]\nkind = "paperlist"\nurl = "u"\nout = "x"\nwhen = 1\n', "unknown key"),
+        ("[sources]\nopenreview_urll = 'x'\n", "unknown key"),
+    ],
+)
+def test_bad_sources_are_clear_errors(tmp_path, text, message):
+    path = tmp_path / "settings.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match=message):
+        load_settings(path, env={})

@@ -19,7 +19,7 @@ from bot.search.models import Filters, Hit, Paper, SearchError, SearchResult
 
 log = logging.getLogger(__name__)
 
-COMMANDS = ("search", "paper", "similar", "random", "stats", "ingest", "eval")
+COMMANDS = ("search", "paper", "similar", "random", "stats", "ingest", "fetch", "eval")
 PROGRESS_MIN_BYTES = 2_000_000
 
 
@@ -74,6 +74,10 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="keep papers whose status is Reject or Withdraw",
     )
+
+    from bot.console.fetching import add_parser as add_fetch
+
+    add_fetch(sub)
 
     ev = sub.add_parser("eval", help="nDCG@10, Recall@100, MRR@10 of this search on a BEIR set")
     ev.add_argument(
@@ -180,12 +184,11 @@ def run_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write("error: no usable paper in " + ", ".join(map(str, args.files)) + "\n")
         return 1
     if args.out:
-        tmp = args.out.with_suffix(args.out.suffix + ".tmp")
-        with tmp.open("w", encoding="utf-8") as handle:
+        from bot.search.savedfiles import atomic_file
+
+        with atomic_file(args.out) as handle:
             for paper in report.papers:
-                record = paper.to_json()
-                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-        tmp.replace(args.out)
+                handle.write(json.dumps(paper.to_json(), ensure_ascii=False) + "\n")
         out.write(f"wrote {len(report.papers)} papers to {args.out}\n")
     return 0
 
@@ -248,6 +251,10 @@ def main(
     try:
         if args.command == "ingest":
             return run_ingest(args, out, err)
+        if args.command == "fetch":
+            from bot.console.fetching import run_fetch
+
+            return run_fetch(args, out, err)
         settings = load_settings(args.config)
         if args.command == "eval":
             return run_eval(args, settings, out)

@@ -17,6 +17,7 @@ import logging
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -187,6 +188,21 @@ def _url(value: Any) -> str | None:
     return None
 
 
+def added_stamp(value: Any) -> str | None:
+    """An `added` value as `YYYY-MM-DDTHH:MM:SSZ` (UTC), the one spelling /new compares."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise RecordError("added must be an ISO-8601 date-time string")
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise RecordError(f"added is not an ISO-8601 date-time: {value!r}") from exc
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def _require_text(paper_id: str, title: str, abstract: str) -> None:
     if not paper_id:
         raise RecordError("missing id")
@@ -222,6 +238,7 @@ def paper_from_project(record: dict[str, Any], default_venue: str) -> Paper:
         status=status if isinstance(status, str) and status else None,
         keywords=_split_list(record.get("keywords"), "keywords"),
         title_derived=bool(record.get("title_derived")) or not title,
+        added=added_stamp(record.get("added")),
     )
 
 

@@ -70,6 +70,7 @@ class SearchEngine:
             self._ids, titles = papers.ids, papers.titles
             self._venues = list(papers.venues)
             self._venue_of, self._year_of = papers.venue_of, papers.year_of
+            self.added: list[str | None] = papers.added
         else:
             self.papers = list(papers)
             self._ids = [p.id for p in self.papers]
@@ -78,6 +79,7 @@ class SearchEngine:
             venue_pos = {v: i for i, v in enumerate(self._venues)}
             self._venue_of = np.array([venue_pos[p.venue] for p in self.papers], dtype=np.int32)
             self._year_of = np.array([p.year or 0 for p in self.papers], dtype=np.int32)
+            self.added = [p.added for p in self.papers]  # first-seen stamps (bot/search/recent)
         self.index = index or BM25Index.build_parallel(
             self.papers,
             lambda p: self.analyzer(doc_text(p, s.title_weight)),
@@ -240,6 +242,15 @@ class SearchEngine:
             known = ", ".join(self._venues)
             raise BadFilter(f"Unknown venue {venue!r}. Venues in this corpus: {known}.")
         return found
+
+    @property
+    def ids(self) -> Sequence[str]:
+        """Paper ids in corpus order (positions match `papers` and `added`)."""
+        return self._ids
+
+    def in_venue(self, venue: str) -> list[int]:
+        """Positions of the papers of `venue`; BadFilter names the venues when none match."""
+        return np.flatnonzero(np.isin(self._venue_of, self.resolve_venues(venue))).tolist()
 
     def suggest(self, prefix: str, limit: int = 25) -> list[tuple[str, str]]:
         """(id, title) pairs for autocomplete, from memory only: no paper is decoded or read,

@@ -33,6 +33,9 @@ class Paper:
     # True when the title is a headline we derived from the abstract (the seed has no titles):
     # renderers may mark it so nobody mistakes it for the authors' own title.
     title_derived: bool = False
+    # When this corpus first saw the paper (ISO-8601 UTC, `2026-12-01T06:00:00Z`), written by
+    # `python -m bot fetch`; None for papers of static files. Drives /new and the `new` pool.
+    added: str | None = None
 
     def link(self, kind: str) -> str | None:
         for link in self.links:
@@ -52,6 +55,7 @@ class Paper:
             "keywords": list(self.keywords),
             "abstract": self.abstract,
             "links": [{"kind": link.kind, "url": link.url} for link in self.links],
+            "added": self.added,
         }
 
 

@@ -24,8 +24,17 @@ import numpy as np
 from bot.search.models import Link, Paper
 from bot.search.savedfiles import atomic_folder, file_digest, read_meta
 
-STORE_FORMAT = 2  # 2: every file's size and digest in meta.json, checked at load
-_FILES = ("records.bin", "offsets.npy", "ids.txt", "titles.txt", "venue_of.npy", "year_of.npy")
+# 2: every file's size and digest in meta.json, checked at load; 3: `added` (first-seen) column
+STORE_FORMAT = 3
+_FILES = (
+    "records.bin",
+    "offsets.npy",
+    "ids.txt",
+    "titles.txt",
+    "venue_of.npy",
+    "year_of.npy",
+    "added.txt",
+)
 _RECENT = 4096
 
 
@@ -46,6 +55,7 @@ def _record(paper: Paper) -> bytes:
             paper.status,
             list(paper.keywords),
             paper.title_derived,
+            paper.added,
         ],
         ensure_ascii=False,
         separators=(",", ":"),
@@ -53,7 +63,9 @@ def _record(paper: Paper) -> bytes:
 
 
 def _paper(raw: bytes) -> Paper:
-    (pid, title, abstract, venue, year, authors, links, status, keywords, derived) = json.loads(raw)
+    (pid, title, abstract, venue, year, authors, links, status, keywords, derived, added) = (
+        json.loads(raw)
+    )
     return Paper(
         id=pid,
         title=title,
@@ -65,6 +77,7 @@ def _paper(raw: bytes) -> Paper:
         status=status,
         keywords=tuple(keywords),
         title_derived=derived,
+        added=added,
     )
 
 
@@ -88,6 +101,7 @@ def save_store(folder: Path, papers: Sequence[Paper], meta: dict[str, Any]) -> N
         pos = {v: i for i, v in enumerate(venues)}
         np.save(tmp / "venue_of.npy", np.array([pos[p.venue] for p in papers], dtype=np.int32))
         np.save(tmp / "year_of.npy", np.array([p.year or 0 for p in papers], dtype=np.int32))
+        (tmp / "added.txt").write_text("\n".join(p.added or "" for p in papers), encoding="utf-8")
         full = dict(
             meta,
             format=STORE_FORMAT,
@@ -138,6 +152,8 @@ class PaperStore(Sequence[Paper]):
             self.titles = (folder / "titles.txt").read_text(encoding="utf-8").split("\n")
             self.venue_of = np.load(folder / "venue_of.npy", allow_pickle=False)
             self.year_of = np.load(folder / "year_of.npy", allow_pickle=False)
+            stamps = (folder / "added.txt").read_text(encoding="utf-8").split("\n")
+            self.added: list[str | None] = [a or None for a in stamps]
             path = folder / "records.bin"
             size = path.stat().st_size
             if size != meta.get("records_bytes"):
@@ -155,6 +171,7 @@ class PaperStore(Sequence[Paper]):
             == len(self.titles)
             == self.venue_of.shape[0]
             == self.year_of.shape[0]
+            == len(self.added)
             == self.offsets.shape[0] - 1
             == n
         ) or (n and int(self.offsets[-1]) != size):

@@ -1,5 +1,5 @@
-"""Files saved next to the corpus (the index, the paper store): written atomically, trusted
-only when their meta.json matches what the caller expects.
+"""Files saved next to the corpus (the index, the paper store) and corpus files themselves:
+written atomically, trusted only when their meta.json matches what the caller expects.
 
 A crash while saving must never leave half a folder that a later start would trust, and a
 stale or damaged folder is refused with the reason so the caller rebuilds it.
@@ -18,7 +18,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +91,25 @@ def remove_stale(root: Path, depth: int = 2) -> list[Path]:
     for path in removed:
         log.warning("removed %s, half-written by a save that was interrupted", path)
     return removed
+
+
+@contextmanager
+def atomic_file(path: Path) -> Iterator[TextIO]:
+    """A text handle on a temporary file beside `path`, flushed to disk and renamed over `path`
+    when the block ends without an error, removed otherwise: readers (a reload, a second
+    process) see the old file or the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    tmp = Path(name)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
 
 
 def read_meta(

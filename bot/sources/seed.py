@@ -17,6 +17,7 @@ from typing import Any
 
 from bot.search.analyzer import URL
 from bot.search.latex import latex_to_unicode
+from bot.search.savedfiles import atomic_file
 
 VENUE = "ICML 2026"
 YEAR = 2026
@@ -153,9 +154,7 @@ def seed_records(abstracts: list[str]) -> list[dict[str, Any]]:
 def convert(seed: Path, out: Path) -> int:
     """Write `out` atomically (temp file, then rename) so a failed run leaves the old file."""
     records = seed_records(read_seed(seed))
-    tmp = out.with_suffix(out.suffix + ".tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
+    with atomic_file(out) as handle:
         for record in records:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-    tmp.replace(out)
     return len(records)
