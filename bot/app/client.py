@@ -21,7 +21,8 @@ from discord.ext import commands
 
 import bot.app.cogs
 from bot.app.components import DYNAMIC_ITEMS
-from bot.app.reload import Reloader
+from bot.app.refresh import Refresher
+from bot.app.reload import Reloader, ReloadOutcome
 from bot.app.respond import DEFER_AFTER
 from bot.app.sync import CommandSyncer
 from bot.app.workers import off_loop
@@ -118,7 +119,9 @@ class PaperBot(commands.AutoShardedBot):
         self.defer_after = DEFER_AFTER
         # Live corpus reload (/admin reload, SIGHUP): swaps `self.engine`; see bot.app.reload.
         self.reloader = Reloader(self)
-        self.reloader.on_swap.append(lambda outcome: self.dispatch("corpus_reloaded", outcome))
+        self.reloader.on_swap.append(self._announce_reload)
+        # Scheduled fetches of [sources] (bot/app/refresh.py); swaps through the reloader.
+        self.refresher = Refresher(self)
         # Seconds close() waits for interactions already being answered (SIGTERM).
         self.shutdown_grace = SHUTDOWN_GRACE
         self._shutdown_task: asyncio.Task[None] | None = None
@@ -151,6 +154,14 @@ class PaperBot(commands.AutoShardedBot):
         log.info("stopped while loading the corpus")
         return False
 
+    def _announce_reload(self, outcome: ReloadOutcome) -> None:
+        """Events for cogs: `on_corpus_reloaded(outcome)` on every swap, and
+        `on_papers_added(paper_ids, source)` when the new corpus has papers the old one had not
+        (a source refresh, or an edited corpus file) - the hook for anything that announces them."""
+        self.dispatch("corpus_reloaded", outcome)
+        if outcome.added:
+            self.dispatch("papers_added", outcome.added, outcome.source)
+
     async def setup_hook(self) -> None:
         if self.engine is None:
             from bot.search.engine import SearchEngine
@@ -167,6 +178,7 @@ class PaperBot(commands.AutoShardedBot):
                 log.exception("could not load %s", name)
                 self.failed_extensions[name] = str(exc)
         self.syncer.start(force=self.force_sync)
+        self.refresher.start()
 
     async def wait_until_synced(self, timeout: float | None = None) -> bool:
         """True once the background command sync has finished (synced, refused or failed)."""
@@ -197,6 +209,7 @@ class PaperBot(commands.AutoShardedBot):
 
     async def _shutdown(self) -> None:
         await self.syncer.stop()
+        await self.refresher.stop()
         for shard in self.shards.values():
             if not shard.is_closed():
                 await shard.disconnect()

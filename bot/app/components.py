@@ -5,6 +5,7 @@ custom_id back with every click, and the item rebuilds what it needs from it. cu
 
     pb:s:{page}:{limit}:{venue}:{query}   a page of /search results (◀ ▶)
     pb:l:{page}:{limit}:{paper id}        a page of "more like" results (◀ ▶)
+    pb:n:{page}:{limit}:{venue}:{days}    a page of /new (◀ ▶)
     pb:open                                the menu opening one hit (the value is the paper id)
     pb:more:{paper id}                     "More like this" on a paper's detail
     pb:share                               post this ephemeral reply to the channel
@@ -25,6 +26,7 @@ import discord
 
 from bot.app import limits, render, respond
 from bot.search.models import Filters, SearchResult
+from bot.search.recent import newest
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
@@ -37,15 +39,16 @@ VENUE_MAX = 24
 LIMIT_MAX = 10
 PAGE_MAX = 9999
 # A results message lists a search ("s") or the papers like one paper ("l").
-PageKind = Literal["s", "l"]
+PageKind = Literal["s", "l", "n"]
 
 
 @dataclass(frozen=True, slots=True)
 class PageState:
-    """Which results a message shows: a search ("s") or papers like one paper ("l")."""
+    """Which results a message shows: a search ("s"), papers like one paper ("l"), or the
+    papers added in the last days ("n", bot/search/recent.py)."""
 
     kind: PageKind
-    ref: str  # the query, or the paper id
+    ref: str  # the query, the paper id, or the number of days
     page: int = 1
     limit: int = 5
     venue: str = ""
@@ -54,8 +57,8 @@ class PageState:
         """The custom_id of a button showing `page`; None when the state cannot fit."""
         if page > PAGE_MAX or ":" in self.venue:
             return None
-        if self.kind == "s":
-            head = f"pb:s:{page}:{self.limit}:{self.venue}:"
+        if self.kind in ("s", "n"):
+            head = f"pb:{self.kind}:{page}:{self.limit}:{self.venue}:"
         else:
             head = f"pb:l:{page}:{self.limit}:"
         value = head + self.ref
@@ -69,12 +72,33 @@ class PageState:
         if self.kind == "s":
             filters = Filters(venue=self.venue) if self.venue else None
             return engine.search(self.ref, limit=self.limit, offset=offset, filters=filters)
+        if self.kind == "n":
+            return newest(
+                engine, self.days, venue=self.venue or None, limit=self.limit, offset=offset
+            )
         return engine.similar(self.ref, limit=self.limit, offset=offset)
+
+    @property
+    def days(self) -> int:
+        return int(self.ref) if self.ref.isdigit() else 7
 
     def heading(self, engine: SearchEngine) -> str | None:
         if self.kind == "l":
             return "More like: " + render.title_text(engine.paper(self.ref))
+        if self.kind == "n":
+            return f"🆕 New papers: added in the last {self.days} day" + "s" * (self.days != 1)
         return None
+
+    def empty_text(self) -> str | None:
+        """What an empty first page says (None: the search wording)."""
+        if self.kind != "n":
+            return None
+        where = f" in {self.venue}" if self.venue else ""
+        return (
+            f"No paper was added{where} in the last {self.days} day{'s' * (self.days != 1)}. "
+            "Papers arrive when the bot's sources are refreshed; try more days "
+            "(`/new days:30`) or `/search`."
+        )
 
 
 def query_from_message(message: discord.Message | None) -> str | None:
@@ -135,7 +159,9 @@ async def show_page(
         return state.run(engine), state.heading(engine)
 
     result, heading = await respond.compute(interaction, work, ephemeral=ephemeral, edit=edit)
-    embed = render.results_embed(result, heading=heading, venue=state.venue or None)
+    embed = render.results_embed(
+        result, heading=heading, venue=state.venue or None, empty=state.empty_text()
+    )
     share = ephemeral and not (
         edit and interaction.message is not None and not interaction.message.flags.ephemeral
     )
@@ -198,7 +224,7 @@ class BotItem(discord.ui.DynamicItem[ItemT], template=r"(?!)"):
 class PageButton(
     BotItem[discord.ui.Button[discord.ui.View]],
     template=re.compile(
-        r"pb:(?P<kind>[sl]):(?P<page>\d{1,4}):(?P<limit>\d{1,2}):"
+        r"pb:(?P<kind>[sln]):(?P<page>\d{1,4}):(?P<limit>\d{1,2}):"
         r"(?:(?P<venue>[^:]*):)?(?P<ref>.+)",
         re.S,
     ),
@@ -220,7 +246,7 @@ class PageButton(
     def restore(
         cls, interaction: discord.Interaction[PaperBot], item: discord.ui.Item[Any], match: Match
     ) -> PageButton:
-        kind: PageKind = "l" if match["kind"] == "l" else "s"
+        kind: PageKind = {"l": "l", "n": "n"}.get(match["kind"], "s")  # type: ignore[assignment]
         if kind == "l" and match["venue"] is not None:  # a paper id holding ":" parsed as venue
             ref = match["venue"] + ":" + match["ref"]
         else:
@@ -232,7 +258,7 @@ class PageButton(
             ref=ref,
             page=max(1, int(match["page"])),
             limit=max(1, min(LIMIT_MAX, int(match["limit"]))),
-            venue=(match["venue"] or "") if kind == "s" else "",
+            venue=(match["venue"] or "") if kind in ("s", "n") else "",
         )
         button = cls.__new__(cls)
         discord.ui.DynamicItem.__init__(button, item)  # keep the clicked custom_id as is

@@ -70,6 +70,9 @@ class ReloadOutcome:
     problems: int = 0  # record-level problems skipped in an accepted corpus
     notes: tuple[str, ...] = field(default=())  # e.g. settings that need a restart
     forced: tuple[str, ...] = ()  # what would have been rejected without force
+    # Ids served now that were not before, in corpus order: what a refresh brought (the bot
+    # dispatches them as `on_papers_added(paper_ids, source)` for listeners such as feeds).
+    added: tuple[str, ...] = ()
 
     def summary(self) -> str:
         """One paragraph for the owner (Discord reply, console line, log)."""
@@ -80,6 +83,8 @@ class ReloadOutcome:
                 f"papers).\n{why}"
             )
         text = f"Reloaded in {self.seconds:.1f} s: {self.papers:,} papers (was {self.previous:,})."
+        if self.added:
+            text += f" {len(self.added):,} new paper(s)."
         if self.problems:
             text += f" {self.problems:,} bad record(s) skipped (see the log)."
         if self.forced:
@@ -144,6 +149,12 @@ def objections(report: LoadReport | None, papers: int, previous: int, max_loss: 
             f"served (more than the {max_loss:.0%} allowed by [corpus] reload_max_loss)",
         )
     return reasons
+
+
+def added_ids(old: SearchEngine | None, new: SearchEngine) -> tuple[str, ...]:
+    """Ids of `new` that `old` did not serve (all of them when there was no old engine)."""
+    before = set(old.ids) if old is not None else set()
+    return tuple(pid for pid in new.ids if pid not in before)
 
 
 def build(
@@ -286,6 +297,7 @@ class Reloader:
         report = getattr(engine, "load_report", None)
         problems = len(getattr(report, "problems", []) or [])
         notes = await off_loop(restart_notes, self.holder.settings)
+        added = await off_loop(added_ids, old, engine)
         # The swap: two plain attribute stores with no await between them.
         self.holder.settings = settings
         self.holder.engine = engine
@@ -298,6 +310,7 @@ class Reloader:
             problems=problems,
             notes=notes,
             forced=forced,
+            added=added,
         )
         self.last = outcome
         log.info(

@@ -95,7 +95,11 @@ def hit_block(hit: Hit, budget: int) -> str:
 
 
 def results_embed(
-    result: SearchResult, *, heading: str | None = None, venue: str | None = None
+    result: SearchResult,
+    *,
+    heading: str | None = None,
+    venue: str | None = None,
+    empty: str | None = None,
 ) -> discord.Embed:
     """One page of hits as one embed, footer "page 1/N · M matches for …"."""
     title = heading or f"🔎 {result.query}"  # components.query_from_message reads it back
@@ -106,7 +110,7 @@ def results_embed(
     elif result.total:
         embed.description = "No more results: this page is past the last one."
     else:
-        embed.description = (
+        embed.description = empty or (
             "No paper matches. Try fewer or broader words, check the "
             "spelling, or drop the venue filter."
         )
@@ -193,6 +197,7 @@ def help_embed(venues: Mapping[str, int], *, ephemeral: bool | None = True) -> d
             "`/paper paper` one paper in full (start typing a title for suggestions)\n"
             "`/similar paper` papers like that one\n"
             "`/random [venue]` a paper picked at random\n"
+            "`/new [days] [venue]` papers added recently, newest first\n"
             "`/help` this message"
         ),
     )
@@ -216,7 +221,8 @@ def help_embed(venues: Mapping[str, int], *, ephemeral: bool | None = True) -> d
             inline=False,
             value=(
                 "`/today` today's pick for this server\n"
-                "`/daily set channel time timezone [topic]` post one paper a day (Manage Server)\n"
+                "`/daily set channel time timezone [topic] [pool]` post one paper a day "
+                "(Manage Server; `pool:new` prefers papers added since the last post)\n"
                 "`/daily status` · `/daily off`"
             ),
         )

@@ -32,6 +32,7 @@ CONSOLE_HELP = """Console commands (the Discord buttons are words here):
   /paper TITLE|ID    one paper in full    open N        open hit N of this page
   /similar TITLE|ID  papers like it       more          papers like the last opened one
   /random [VENUE]    a random paper       /help, quit
+  /new [DAYS] [VENUE] papers added in the last DAYS days (default 7), newest first
   /reload            re-read the settings and corpus files (the old ones stay if broken)
 """
 
@@ -73,7 +74,10 @@ class Console:
         result = state.run(self.engine)
         self.state, self.result = replace(state, page=render.page_of(result)[0]), result
         embed = render.results_embed(
-            result, heading=state.heading(self.engine), venue=state.venue or None
+            result,
+            heading=state.heading(self.engine),
+            venue=state.venue or None,
+            empty=state.empty_text(),
         )
         self.show(embed)
 
@@ -106,6 +110,12 @@ class Console:
             self.show_page(PageState(kind="l", ref=paper.id, limit=self.page_size))
         elif name == "random":
             self.show_paper(self.engine.random(_unquote(rest) or None, self.rng))
+        elif name == "new":
+            days, _, venue = rest.partition(" ")
+            if not days.isdigit():
+                days, venue = "7", rest
+            state = PageState(kind="n", ref=days, limit=self.page_size, venue=_unquote(venue))
+            self.show_page(state)
         elif name == "reload":
             self._reload()
         elif name == "help":

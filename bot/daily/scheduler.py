@@ -50,6 +50,11 @@ __all__ = [
 ]
 log = logging.getLogger(__name__)
 
+# Where a server's draw comes from: every paper (of its topic), or papers added since its last
+# post first. Kept under this meta key, not in the schedules table, while the storage package
+# moves to PostgreSQL (one key per server; absent means "all").
+POOLS = ("all", "new")
+POOL_KEY = "daily_pool:{guild_id}"
 HOLD_AFTER_BUG = timedelta(seconds=60)  # pause for a server whose step raised unexpectedly
 MAX_SLEEP_CHUNK = 900.0  # re-read the wall clock at least this often (suspend, clock changes)
 
@@ -81,6 +86,7 @@ class DailyScheduler:
         corpus_ids: Callable[[], Collection[str]],
         topic_ids: Callable[[str], Collection[str]] | None = None,
         *,
+        added_after: Callable[[datetime | None], Collection[str]] | None = None,
         settings: DailySettings | None = None,
         clock: Clock | None = None,
         rng: random.Random | None = None,
@@ -89,6 +95,9 @@ class DailyScheduler:
         self.poster = poster
         self.corpus_ids = corpus_ids
         self.topic_ids = topic_ids
+        # Ids of papers the corpus first saw after an instant (None: any with a first-seen
+        # time), for the `new` pool; see bot/search/recent.py.
+        self.added_after = added_after
         self.settings = settings or DailySettings()
         self.clock: Clock = clock or SystemClock()
         self._rng = rng or random.SystemRandom()
@@ -161,8 +170,19 @@ class DailyScheduler:
             raise DailyError("The corpus is empty: there is no paper to post.")
         return ids
 
+    async def pool_mode(self, guild_id: int) -> str:
+        """'new' (papers added since the last post first) or 'all'."""
+        mode = await self.storage.get_meta(POOL_KEY.format(guild_id=guild_id))
+        return mode if mode in POOLS else "all"
+
     async def set_schedule(
-        self, guild_id: int, channel_id: int, time: str, timezone: str, topic: str | None = None
+        self,
+        guild_id: int,
+        channel_id: int,
+        time: str,
+        timezone: str,
+        topic: str | None = None,
+        pool: str | None = None,
     ) -> Schedule:
         """/daily set. Validates everything first: on a DailyError nothing is saved.
 
@@ -172,6 +192,9 @@ class DailyScheduler:
         at = parse_time(time)
         zone_name = parse_timezone(timezone)
         topic = (topic or "").strip() or None
+        mode = (pool or "all").strip().lower()
+        if mode not in POOLS:
+            raise DailyError(f"Unknown pool {pool!r}: use `all` or `new`.")
         self._candidates(topic)
         tz = ZoneInfo(zone_name)
         now = self.clock.now()
@@ -179,6 +202,9 @@ class DailyScheduler:
         start = today if due_instant(today, at, tz) > now else today + timedelta(days=1)
         old = await self.storage.get_schedule(guild_id)
         topic_changed = (old.topic if old else None) != topic
+        if mode != await self.pool_mode(guild_id):
+            topic_changed = True  # today's unposted pick was drawn from the other pool
+            await self.storage.set_meta(POOL_KEY.format(guild_id=guild_id), mode)
         schedule = await self.storage.save_schedule(
             guild_id,
             channel_id,
@@ -191,11 +217,12 @@ class DailyScheduler:
         )
         self._hold.pop(guild_id, None)
         log.info(
-            "daily schedule set for guild %d: %s %s topic=%r",
+            "daily schedule set for guild %d: %s %s topic=%r pool=%s",
             guild_id,
             schedule.time,
             zone_name,
             topic,
+            mode,
         )
         self.wake()
         return schedule
@@ -261,7 +288,10 @@ class DailyScheduler:
                 return existing
             candidates = self._candidates(topic)
             pool = await self.storage.pool(guild_id, self._rng.getrandbits(63))
-            chosen = draw(candidates, pool.drawn, pool.seed, pool.epoch, avoid=pool.last_paper)
+            fresh = await self._fresh(guild_id, candidates, pool.drawn)
+            chosen = draw(
+                fresh or candidates, pool.drawn, pool.seed, pool.epoch, avoid=pool.last_paper
+            )
             if chosen.epoch != pool.epoch:
                 log.info("guild %d: pool exhausted, reshuffling (pass %d)", guild_id, chosen.epoch)
             return await self.storage.create_pick(
@@ -272,6 +302,22 @@ class DailyScheduler:
                 pick_marker(guild_id, day, chosen.paper_id),
                 now,
             )
+
+    async def _fresh(
+        self, guild_id: int, candidates: Collection[str], drawn: Collection[str]
+    ) -> list[str]:
+        """For a `new` pool: candidates added since the server's last post (or since its
+        schedule was set) and not drawn yet. Empty means "draw from the whole pool"."""
+        if self.added_after is None or await self.pool_mode(guild_id) != "new":
+            return []
+        last = await self.storage.last_sent(guild_id)
+        if last is not None:
+            since: datetime | None = last.sent_at or last.created_at
+        else:
+            schedule = await self.storage.get_schedule(guild_id)
+            since = schedule.updated_at if schedule else None
+        allowed = set(candidates) - set(drawn)
+        return [pid for pid in self.added_after(since) if pid in allowed]
 
     # -- posting --------------------------------------------------------------------------
 

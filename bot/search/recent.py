@@ -42,9 +42,11 @@ def positions_added_after(
     return found
 
 
-def ids_added_after(engine: SearchEngine, after: datetime) -> list[str]:
-    """Paper ids added after `after` (the daily `new` pool), newest first."""
-    return [engine.ids[i] for i in positions_added_after(engine.added, stamp(after))]
+def ids_added_after(engine: SearchEngine, after: datetime | None) -> list[str]:
+    """Paper ids added after `after` (None: every paper with an `added` time), newest first:
+    the daily `new` pool."""
+    since = stamp(after) if after is not None else ""
+    return [engine.ids[i] for i in positions_added_after(engine.added, since)]
 
 
 def newest(

@@ -107,9 +107,20 @@ class FakePoster:
 class Corpus:
     ids: list[str] = field(default_factory=lambda: list(CORPUS))
     topics: dict[str, list[str]] = field(default_factory=dict)
+    added: dict[str, datetime] = field(default_factory=dict)  # first-seen time of new papers
 
     def __call__(self):
         return list(self.ids)
+
+    def grow(self, count: int, when: datetime) -> list[str]:
+        """A refresh that brings `count` new papers at `when`."""
+        new = [f"n{len(self.added) + i:03d}" for i in range(count)]
+        self.ids.extend(new)
+        self.added.update(dict.fromkeys(new, when))
+        return new
+
+    def added_after(self, since):
+        return [pid for pid, at in self.added.items() if since is None or at > since]
 
     def match(self, topic):
         if topic == "!bad":
@@ -131,6 +142,7 @@ class Harness:
             self.poster,
             self.corpus,
             self.corpus.match,
+            added_after=self.corpus.added_after,
             settings=SETTINGS,
             clock=self.clock,
             rng=random.Random(self.rng.random()),
@@ -413,16 +425,27 @@ SIM_SERVERS = [  # guild, channel, time, zone: three DST rules, one zone without
 ]
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-async def test_sixty_days_with_random_restarts(h, seed):
+NEW_POOL_GUILD = 6  # posts at 07:15 UTC, drawing from papers added since its last post
+
+
+@pytest.mark.parametrize(("seed", "grows"), [(1, False), (2, False), (3, True)])
+async def test_sixty_days_with_random_restarts(h, seed, grows):
     rng = random.Random(seed)
     h.poster.rng, h.poster.crash_rate, h.poster.transient_rate = rng, 0.15, 0.1
     h.corpus.topics["small"] = CORPUS[:7]
     for guild, channel, at, tz in SIM_SERVERS:
         await h.sched.set_schedule(guild, channel, at, tz, topic="small" if guild == 3 else None)
+    if grows:
+        await h.sched.set_schedule(NEW_POOL_GUILD, 60, "07:15", "UTC", pool="new")
     end = START + timedelta(days=60)
+    # The corpus grows every few days at 02:00 UTC, as a scheduled source refresh would.
+    growth = START + timedelta(days=2, hours=2) if grows else end
+    grown: dict[date, list[str]] = {}
     restarts = 0
     while h.clock.now() < end:
+        if h.clock.now() >= growth:
+            grown[growth.date()] = h.corpus.grow(2, growth)
+            growth += timedelta(days=rng.choice([2, 3, 4]))
         try:
             await h.sched.run_due(h.clock.now())
         except Crash:
@@ -430,7 +453,7 @@ async def test_sixty_days_with_random_restarts(h, seed):
             h.clock.set(h.clock.now() + timedelta(minutes=rng.uniform(0, 90)))
             await h.restart()
             continue
-        nxt = await h.sched.next_wakeup(h.clock.now())
+        nxt = min(await h.sched.next_wakeup(h.clock.now()), max(growth, h.clock.now()))
         if rng.random() < 0.2:  # a restart at a random moment before the next wake-up
             restarts += 1
             h.clock.set(h.clock.now() + (nxt - h.clock.now()) * rng.random())
@@ -452,14 +475,27 @@ async def test_sixty_days_with_random_restarts(h, seed):
         assert local_dates(posts, tz) == dates
         assert all(m.at >= due_instant(m.local_date, time(hh, mm), zone) for m in posts)
         assert {m.channel_id for m in posts} == {channel}
-        pool = 7 if guild == 3 else 40
-        papers = [m.paper_id for m in posts]
-        for start in range(0, len(papers), pool):
-            block = papers[start : start + pool]
-            assert len(set(block)) == len(block), f"guild {guild} repeated within a pass"
         picks = await h.storage.picks(guild)
         sent = {p.local_date: p.message_id for p in picks if p.state == "sent"}
         assert sent == {m.local_date.isoformat(): m.id for m in posts}
+        by_epoch: dict[int, list[str]] = {}
+        for pick in picks:
+            by_epoch.setdefault(pick.epoch, []).append(pick.paper_id)
+        for epoch, papers in by_epoch.items():
+            assert len(set(papers)) == len(papers), f"guild {guild} repeated in pass {epoch}"
+        pool = 7 if guild == 3 else 40
+        if not grows:
+            assert all(len(papers) == pool for papers in list(by_epoch.values())[:-1])
+    if grows:
+        assert len(grown) >= 15
+        picks = {p.local_date: p for p in await h.storage.picks(NEW_POOL_GUILD)}
+        assert len([p for p in picks.values() if p.state == "sent"]) >= 59
+        for day, new in grown.items():
+            # Each refresh's papers are new since the last post: that day's 07:15 pick is one.
+            assert picks[day.isoformat()].paper_id in new, f"{day}: {picks[day.isoformat()]}"
+        # Everyone else draws from the whole, growing pool: new papers do show up there too.
+        every = {m.paper_id for m in h.poster.for_guild(1)}
+        assert every & set(h.corpus.added)
 
 
 async def test_system_clock_loop_starts_and_stops(tmp_path):
@@ -474,3 +510,24 @@ async def test_system_clock_loop_starts_and_stops(tmp_path):
     await sched.stop()
     assert sched._task is None
     await store.close()
+
+
+async def test_new_pool_prefers_papers_added_since_the_last_post(h):
+    with pytest.raises(DailyError, match="Unknown pool"):
+        await h.sched.set_schedule(1, 10, "09:00", "UTC", pool="fresh")
+    assert await h.storage.get_schedule(1) is None
+    await h.sched.set_schedule(1, 10, "09:00", "UTC", pool="new")
+    assert await h.sched.pool_mode(1) == "new"
+    assert await h.sched.pool_mode(2) == "all"
+    await h.run_until(START + timedelta(hours=12))  # nothing added yet: the whole pool
+    new = h.corpus.grow(2, h.clock.now())
+    await h.run_until(START + timedelta(days=1, hours=12))
+    await h.run_until(START + timedelta(days=2, hours=12))
+    posted = [m.paper_id for m in h.poster.messages]
+    assert posted[0] in CORPUS
+    assert posted[1] in new  # added since the first post
+    # The other new paper was added before the second post, not since it: the whole pool again.
+    assert posted[2] != posted[1]
+    # Switching back to every paper applies at once.
+    await h.sched.set_schedule(1, 10, "09:00", "UTC", pool="all")
+    assert await h.sched.pool_mode(1) == "all"

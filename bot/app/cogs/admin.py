@@ -1,4 +1,5 @@
-"""`/admin reload`: owner-only live corpus reload (the logic lives in bot/app/reload.py).
+"""`/admin reload` and `/admin status`: owner-only live corpus reload (bot/app/reload.py) and
+what the corpus, the last reload and each source's last refresh (bot/app/refresh.py) look like.
 
 Two gates, because either alone is not enough: `default_permissions(administrator)` hides the
 group from members who are not server admins (a server can change that in its integration
@@ -54,6 +55,53 @@ class Admin(commands.Cog):
             else render.error_embed(text)
         )
         await respond.send(interaction, embed=embed, ephemeral=True)
+
+    @admin.command(
+        name="status", description="Owner only: corpus size, last reload, each source's refresh"
+    )
+    @app_commands.check(owner_only)
+    async def status(self, interaction: discord.Interaction) -> None:
+        await respond.send(interaction, embed=self.status_embed(), ephemeral=True)
+
+    def status_embed(self) -> discord.Embed:
+        bot = self.bot
+        venues = bot.engine.venues()
+        embed = discord.Embed(title="Bot status", colour=render.COLOR)
+        corpus = f"{len(bot.engine.papers):,} papers in {len(venues)} venue(s)"
+        last = bot.reloader.last
+        if last is not None:
+            corpus += f"\nLast reload ({last.source}): {last.summary()}"
+        embed.add_field(
+            name="Corpus", value=limits.truncate(corpus, limits.FIELD_VALUE), inline=False
+        )
+        refresher = bot.refresher
+        jobs = refresher.jobs
+        if not jobs:
+            embed.add_field(
+                name="Sources",
+                inline=False,
+                value="None configured: add [[sources.fetch]] to the settings (see README).",
+            )
+            return render.finish(embed)
+        times = ", ".join(bot.settings.sources.refresh_at) or "never (fetch by hand)"
+        when = f"Refresh at {times} UTC"
+        if refresher.next_at is not None:
+            when += f"; next <t:{int(refresher.next_at.timestamp())}:R>"
+        lines = [when]
+        for job in jobs[: limits.EMBED_FIELDS - 2]:
+            state = refresher.sources.get(job.label)
+            if state is None:
+                lines.append(f"**{job.label}**: not refreshed since the bot started")
+            else:
+                mark = "✅" if state.ok else "❌"
+                stamp = f"<t:{int(state.at.timestamp())}:R>"
+                lines.append(f"{mark} **{job.label}** {stamp}: {state.text}")
+        embed.add_field(
+            name="Sources",
+            value=limits.join_limited(lines, limits.FIELD_VALUE, sep="\n", more="and {n} more"),
+            inline=False,
+        )
+        return render.finish(embed)
 
 
 async def setup(bot: PaperBot) -> None:

@@ -42,7 +42,13 @@ async def test_daily_is_hidden_from_non_managers_and_today_is_open(daily_env: Da
     subs = {o["name"]: o for o in daily["options"]}
     assert set(subs) == {"set", "status", "off"}
     options = {o["name"]: o for o in subs["set"]["options"]}
-    assert [o["name"] for o in subs["set"]["options"]] == ["channel", "time", "timezone", "topic"]
+    assert [o["name"] for o in subs["set"]["options"]] == [
+        "channel",
+        "time",
+        "timezone",
+        "topic",
+        "pool",
+    ]
     assert options["timezone"]["autocomplete"]
     assert not options["topic"].get("required")
     assert options["channel"]["channel_types"] == [0, 5]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import date
+from datetime import date, datetime
 from functools import cache
 from typing import TYPE_CHECKING
 from zoneinfo import available_timezones
@@ -35,6 +35,7 @@ from bot.app.cogs.daily import embeds
 from bot.app.cogs.daily.poster import DiscordPoster, missing_permissions
 from bot.daily.rules import DailyError, parse_time, parse_timezone
 from bot.daily.scheduler import DailyScheduler
+from bot.search.recent import ids_added_after
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
@@ -45,6 +46,10 @@ log = logging.getLogger(__name__)
 TIME_MAX = 16
 ZONE_MAX = 64
 TOPIC_MAX = 100
+POOL_CHOICES = [
+    app_commands.Choice(name="every paper (default)", value="all"),
+    app_commands.Choice(name="new papers first (added since the last post)", value="new"),
+]
 # Suggested before anything is typed: a spread of the zones most servers use.
 COMMON_ZONES = (
     "UTC",
@@ -127,6 +132,7 @@ class Daily(commands.Cog):
             poster,
             self._corpus_ids,
             self._topic_ids,
+            added_after=self._added_after,
             settings=settings,
             clock=getattr(self.bot, "clock", None),
         )
@@ -153,6 +159,9 @@ class Daily(commands.Cog):
     def _topic_ids(self, topic: str) -> list[str]:
         return self.bot.engine.matching_ids(topic)
 
+    def _added_after(self, since: datetime | None) -> list[str]:
+        return ids_added_after(self.bot.engine, since)
+
     def _title_of(self, paper_id: str) -> str | None:
         try:
             return render.title_text(self.bot.engine.paper(paper_id))
@@ -173,7 +182,9 @@ class Daily(commands.Cog):
         time="Local time, 24-hour HH:MM, for example 09:00",
         timezone="IANA time zone such as Europe/Paris (start typing a city)",
         topic="Only papers matching these words (search syntax); empty: every paper",
+        pool="new: papers added since the last post when there are any, else any paper",
     )
+    @app_commands.choices(pool=POOL_CHOICES)
     @app_commands.check(manager_only)
     async def set_daily(
         self,
@@ -182,9 +193,11 @@ class Daily(commands.Cog):
         time: app_commands.Range[str, 1, TIME_MAX],
         timezone: app_commands.Range[str, 1, ZONE_MAX],
         topic: app_commands.Range[str, 1, TOPIC_MAX] | None = None,
+        pool: app_commands.Choice[str] | None = None,
     ) -> None:
         embed = await respond.soon(
-            interaction, self._set(interaction, channel, time, timezone, topic)
+            interaction,
+            self._set(interaction, channel, time, timezone, topic, pool.value if pool else None),
         )
         await respond.send(interaction, embed=embed, ephemeral=True)
 
@@ -195,6 +208,7 @@ class Daily(commands.Cog):
         time: str,
         timezone: str,
         topic: str | None,
+        pool: str | None = None,
     ) -> discord.Embed:
         assert interaction.guild_id is not None
         try:
@@ -210,10 +224,12 @@ class Daily(commands.Cog):
                 "`/daily set` again. Nothing was saved."
             )
         try:
-            await self.sched.set_schedule(interaction.guild_id, channel.id, time, timezone, topic)
+            await self.sched.set_schedule(
+                interaction.guild_id, channel.id, time, timezone, topic, pool
+            )
         except DailyError as exc:
             return render.error_embed(f"{exc}\nNothing was saved.")
-        notes = []
+        notes = [f"Pool: {embeds.NEW_POOL_TEXT}."] if pool == "new" else []
         if optional and self.bot.settings.daily.open_thread:
             notes.append(
                 f"Posts will have no discussion thread: I'm missing "
@@ -241,8 +257,9 @@ class Daily(commands.Cog):
     async def status(self, interaction: discord.Interaction[PaperBot]) -> None:
         assert interaction.guild_id is not None
         status = await respond.soon(interaction, self.sched.status(interaction.guild_id))
+        mode = await self.sched.pool_mode(interaction.guild_id)
         await respond.send(
-            interaction, embed=embeds.status_embed(status, self._title_of), ephemeral=True
+            interaction, embed=embeds.status_embed(status, self._title_of, mode), ephemeral=True
         )
 
     @daily.command(name="off", description="Stop posting the paper of the day (history is kept)")

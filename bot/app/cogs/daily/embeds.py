@@ -112,7 +112,12 @@ def _pool_text(status: DailyStatus) -> str:
 STATE_TITLES = {"on": "on", "off": "off", "stopped": "stopped", "unset": "not set up"}
 
 
-def status_embed(status: DailyStatus, title_of: Callable[[str], str | None]) -> discord.Embed:
+NEW_POOL_TEXT = "new papers first: those added since the last post, else any paper of the pool"
+
+
+def status_embed(
+    status: DailyStatus, title_of: Callable[[str], str | None], pool_mode: str = "all"
+) -> discord.Embed:
     """`/daily status`: channel, next post (both zones), last post, pool, and why it stopped."""
     state = status.state
     colour = render.ERROR_COLOR if state == "stopped" else render.COLOR
@@ -148,7 +153,10 @@ def status_embed(status: DailyStatus, title_of: Callable[[str], str | None]) -> 
         embed.add_field(name="Today", value=f"not posted: {today.error}", inline=False)
     last = _pick_line(status.last_post, title_of) if status.last_post else "none yet"
     embed.add_field(name="Last post", value=last, inline=False)
-    embed.add_field(name="Pool", value=_pool_text(status), inline=False)
+    pool = _pool_text(status)
+    if pool_mode == "new":
+        pool = f"{NEW_POOL_TEXT}.\n{pool}"
+    embed.add_field(name="Pool", value=pool, inline=False)
     return render.finish(embed)
 
 

@@ -1,0 +1,63 @@
+"""`/new [days] [venue]`: the papers the corpus gained recently, newest first, paged like /search.
+
+"Added" is when this bot's corpus first saw a paper (written by `python -m bot fetch` and the
+scheduled refresh; bot/search/recent.py says why not the source's own date). The listing itself
+lives in the search layer; this cog only turns the options into a page state.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.app import components
+from bot.app.checks import venue_choices
+from bot.app.components import LIMIT_MAX, VENUE_MAX, PageState
+from bot.search.models import BadFilter
+from bot.search.recent import MAX_DAYS
+
+if TYPE_CHECKING:
+    from bot.app.client import PaperBot
+
+DEFAULT_DAYS = 7
+
+
+class New(commands.Cog):
+    def __init__(self, bot: PaperBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="new", description="Papers added to the bot recently, newest first")
+    @app_commands.describe(
+        days=f"How many days back (1-{MAX_DAYS}, default {DEFAULT_DAYS})",
+        venue="Only papers from this venue (start typing for the list)",
+        limit="Papers per page (1-10)",
+    )
+    async def new(
+        self,
+        interaction: discord.Interaction,
+        days: app_commands.Range[int, 1, MAX_DAYS] = DEFAULT_DAYS,
+        venue: app_commands.Range[str, 1, VENUE_MAX] | None = None,
+        limit: app_commands.Range[int, 1, LIMIT_MAX] | None = None,
+    ) -> None:
+        if venue and ":" in venue:
+            raise BadFilter(f"Unknown venue {venue!r}. Pick one from the suggestions.")
+        # Discord enforces the ranges in its client only; a raw API call may send anything.
+        span = max(1, min(MAX_DAYS, days))
+        size = max(1, min(LIMIT_MAX, limit or self.bot.settings.search.page_size))
+        state = PageState(kind="n", ref=str(span), limit=size, venue=(venue or "").strip())
+        await components.show_page(
+            interaction, state, edit=False, ephemeral=self.bot.settings.discord.ephemeral
+        )
+
+    @new.autocomplete("venue")
+    async def venue_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return await venue_choices(self.bot, current)
+
+
+async def setup(bot: PaperBot) -> None:
+    await bot.add_cog(New(bot))
