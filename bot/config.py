@@ -283,7 +283,8 @@ def _sources(raw: dict[str, Any], base: Path, environ: dict[str, str]) -> Source
         if environ.get(env, "").strip()
     }
     parsed = tuple(_fetch_job(job, n, base) for n, job in enumerate(jobs, start=1))
-    return replace(settings, fetch=parsed, **overrides)
+    result: SourcesSettings = replace(settings, fetch=parsed, **overrides)
+    return result
 
 
 def _int_env(env: dict[str, str], name: str) -> int | None:

@@ -246,7 +246,8 @@ class PageButton(
     def restore(
         cls, interaction: discord.Interaction[PaperBot], item: discord.ui.Item[Any], match: Match
     ) -> PageButton:
-        kind: PageKind = {"l": "l", "n": "n"}.get(match["kind"], "s")  # type: ignore[assignment]
+        raw = match["kind"]
+        kind: PageKind = "l" if raw == "l" else "n" if raw == "n" else "s"
         if kind == "l" and match["venue"] is not None:  # a paper id holding ":" parsed as venue
             ref = match["venue"] + ":" + match["ref"]
         else:

@@ -15,6 +15,7 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Any
 
 from bot.search.corpus import tidy
 
@@ -44,7 +45,7 @@ class Page:
     total: int
     start: int
     per_page: int
-    records: list[dict] = field(default_factory=list)
+    records: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     entries: int = 0  # <entry> elements seen, good or bad
 
@@ -79,7 +80,7 @@ def stamp(value: str) -> str:
     return value.strip()
 
 
-def entry_record(entry: ET.Element) -> dict:
+def entry_record(entry: ET.Element) -> dict[str, Any]:
     """One Atom entry as a project JSONL record; MalformedEntry says what is missing."""
     raw_id = _text(entry, ATOM + "id")
     match = _ID.search(raw_id)

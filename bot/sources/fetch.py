@@ -96,7 +96,7 @@ async def _pages(
     query: str,
     now: str,
     progress: Progress,
-    get_page: Callable[[int], Awaitable[tuple[int, int, list[dict], list[str]]]],
+    get_page: Callable[[int], Awaitable[tuple[int, int, list[dict[str, Any]], list[str]]]],
 ) -> None:
     """The paging loop both APIs share: fetch at `offset`, merge, save, until `total`."""
     out = report.out
@@ -156,8 +156,12 @@ async def fetch_openreview(
     report = FetchReport(f"openreview {venue_id}", out)
     url = base_url.rstrip("/") + "/notes"
 
-    async def get_page(offset: int) -> tuple[int, int, list[dict], list[str]]:
-        params = {"content.venueid": venue_id, "offset": offset, "limit": limit}
+    async def get_page(offset: int) -> tuple[int, int, list[dict[str, Any]], list[str]]:
+        params: dict[str, str | int] = {
+            "content.venueid": venue_id,
+            "offset": offset,
+            "limit": limit,
+        }
         response = await client.get(url, params)
         try:
             data = json.loads(response.body)
@@ -188,8 +192,8 @@ async def fetch_arxiv(
     query = arxiv.search_query(categories, since, until)
     report = FetchReport(f"arxiv {' '.join(categories)} {since}..{until}", out)
 
-    async def get_page(offset: int) -> tuple[int, int, list[dict], list[str]]:
-        params = {
+    async def get_page(offset: int) -> tuple[int, int, list[dict[str, Any]], list[str]]:
+        params: dict[str, str | int] = {
             "search_query": query,
             "start": offset,
             "max_results": page_size,
@@ -224,10 +228,10 @@ async def fetch_paperlist(client: PoliteClient, source: str, out: Path) -> Fetch
             os.close(fd)
             await asyncio.to_thread(shutil.copyfile, Path(source).expanduser(), tmp)
         loaded: LoadReport = await asyncio.to_thread(load_file, tmp)
-        loaded.problems = [p.replace(str(tmp), source) for p in loaded.problems]
-        report.problems.extend(loaded.problems)
+        problems = [str(p).replace(str(tmp), source) for p in loaded.problems]
+        report.problems.extend(problems)
         if not loaded.papers:
-            first = "; ".join(loaded.problems[:2]) or "no paper records"
+            first = "; ".join(problems[:2]) or "no paper records"
             raise FetchError(f"{source} is not a usable Paper Copilot list: {first}")
         old = {p.id for p in load_file(out).papers} if out.is_file() else set()
         new = [p.id for p in loaded.papers if p.id not in old]

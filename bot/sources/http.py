@@ -60,7 +60,7 @@ def retry_after_seconds(value: str | None, now: float | None = None) -> float | 
 
 def backoff_delay(attempt: int, base: float, cap: float, retry_after: float | None) -> float:
     """Doubling delay from `base`, capped; a longer server-given Retry-After wins."""
-    delay = min(cap, base * (2 ** max(0, attempt - 1)))
+    delay: float = min(cap, base * (2 ** max(0, attempt - 1)))
     return max(delay, retry_after or 0.0)
 
 
@@ -124,6 +124,7 @@ class PoliteClient:
                     await self._pause(gap)
                 self.requests += 1
                 retry_after: float | None = None
+                problem = ""
                 try:
                     async with self._session.get(url, params=params) as resp:
                         body = await resp.read()

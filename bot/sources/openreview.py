@@ -29,7 +29,7 @@ class MalformedNote(ValueError):
 class NotesPage:
     total: int
     offset: int
-    records: list[dict] = field(default_factory=list)
+    records: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     notes: int = 0  # notes in the response, good or bad
     other_venue: int = 0  # notes whose venueid is not the venue id (not accepted)
@@ -89,7 +89,7 @@ def presentation(label: str, venue: str) -> tuple[str, str | None]:
     return venue, words or None
 
 
-def note_record(note: Any, venue_id: str) -> dict:
+def note_record(note: Any, venue_id: str) -> dict[str, Any]:
     """One accepted note as a project JSONL record; MalformedNote says what is wrong."""
     if not isinstance(note, dict):
         raise MalformedNote(f"expected a note object, got {type(note).__name__}")

@@ -60,7 +60,7 @@ class Admin(commands.Cog):
         name="status", description="Owner only: corpus size, last reload, each source's refresh"
     )
     @app_commands.check(owner_only)
-    async def status(self, interaction: discord.Interaction) -> None:
+    async def status(self, interaction: discord.Interaction[PaperBot]) -> None:
         await respond.send(interaction, embed=self.status_embed(), ephemeral=True)
 
     def status_embed(self) -> discord.Embed:

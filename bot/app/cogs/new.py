@@ -37,7 +37,7 @@ class New(commands.Cog):
     )
     async def new(
         self,
-        interaction: discord.Interaction,
+        interaction: discord.Interaction[PaperBot],
         days: app_commands.Range[int, 1, MAX_DAYS] = DEFAULT_DAYS,
         venue: app_commands.Range[str, 1, VENUE_MAX] | None = None,
         limit: app_commands.Range[int, 1, LIMIT_MAX] | None = None,
@@ -54,7 +54,7 @@ class New(commands.Cog):
 
     @new.autocomplete("venue")
     async def venue_autocomplete(
-        self, interaction: discord.Interaction, current: str
+        self, interaction: discord.Interaction[PaperBot], current: str
     ) -> list[app_commands.Choice[str]]:
         return await venue_choices(self.bot, current)
 
