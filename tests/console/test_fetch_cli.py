@@ -142,3 +142,22 @@ def test_fetch_paperlist_from_a_url(tmp_path, config):
     assert code == 1
     assert "HTTP 404" in stderr
     assert not (tmp_path / "n.json").exists()
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_terminal_gets_a_progress_bar(tmp_path, config, monkeypatch):
+    server = FakeOpenReview([note(f"n{i}") for i in range(3)])
+    with server.in_thread() as url:
+        monkeypatch.setenv("PAPERBOT_OPENREVIEW_URL", url)
+        out, err = io.StringIO(), Terminal()
+        argv = ["--config", str(config), "fetch", "openreview", "ICML.cc/2026/Conference"]
+        code = main([*argv, "--out", str(tmp_path / "o.jsonl")], out=out, err=err)
+    assert code == 0
+    bar = err.getvalue()
+    assert "\r" in bar  # tqdm redraws in place
+    assert "3/3" in bar
+    assert "papers to fetch" not in bar  # the plain-line form is for logs only
