@@ -125,13 +125,20 @@ class Refresher:
             await asyncio.gather(task, return_exceptions=True)
 
     async def _loop(self) -> None:
+        if any(not job.out.is_file() for job in self.jobs):
+            # A source never fetched yet: fetch it now rather than serve without it until the
+            # first refresh time (a new bot would otherwise show nothing new for up to a day).
+            await self._refresh_logged("start")
         while True:
             self.next_at = next_refresh(self.host.settings.sources.refresh_at, self.clock.now())
             if self.next_at is None:
                 return
             log.info("next corpus refresh at %s", self.next_at.isoformat())
             await self.clock.sleep_until(self.next_at)
-            try:
-                await self.refresh()
-            except Exception:  # the loop must survive to try again tomorrow
-                log.exception("corpus refresh failed")
+            await self._refresh_logged("schedule")
+
+    async def _refresh_logged(self, source: str) -> None:
+        try:
+            await self.refresh(source)
+        except Exception:  # the loop must survive to try again at the next time
+            log.exception("corpus refresh (%s) failed", source)

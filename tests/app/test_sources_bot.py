@@ -61,6 +61,7 @@ async def test_the_bot_refreshes_by_itself_and_shows_what_is_new(
     fake_discord: FakeDiscord, connect_bot, openreview: FakeOpenReview, tmp_path: Path, caplog
 ) -> None:
     write_jsonl(tmp_path / "seed.jsonl", seed_records())
+    (tmp_path / "icml.jsonl").write_text("", encoding="utf-8")  # fetched before, empty then
     config = tmp_path / "config" / "settings.toml"
     config.parent.mkdir()
     config.write_text(
@@ -104,7 +105,6 @@ async def test_the_bot_refreshes_by_itself_and_shows_what_is_new(
             return len(bot.engine.papers) == 10
 
         await until(swapped, what="the refreshed corpus to be served")
-        assert (tmp_path / "icml.jsonl").is_file()
         assert bot.settings.corpus.files[-1] == tmp_path / "icml.jsonl"
         await until(lambda: _true(added), what="on_papers_added")
         assert added[0][0] == tuple(f"openreview:f{i}" for i in range(7))
@@ -190,3 +190,37 @@ async def test_daily_pool_new_through_discord(fake_discord: FakeDiscord, connect
         assert bad.embed["description"]
     finally:
         await env.stop()
+
+
+async def test_a_source_never_fetched_is_fetched_at_start(openreview, tmp_path):
+    """Without waiting for the first refresh time; then the timer takes over."""
+    from bot.app.refresh import Refresher
+    from bot.app.reload import Reloader
+
+    write_jsonl(tmp_path / "seed.jsonl", seed_records())
+    config = tmp_path / "settings.toml"
+    config.write_text(
+        '[corpus]\nfiles = ["seed.jsonl"]\n[sources]\nrefresh_at = ["06:00"]\n'
+        f'[[sources.fetch]]\nkind = "openreview"\nvenue = "{VENUE}"\nout = "icml.jsonl"\n',
+        encoding="utf-8",
+    )
+    settings = load_settings(config, env={"PAPERBOT_OPENREVIEW_URL": openreview.url})
+
+    class Host:
+        def __init__(self) -> None:
+            self.settings = settings
+            self.engine = SearchEngine.load(settings)
+            self.reloader = Reloader(self)
+
+    host = Host()
+    clock = SteppedClock(datetime(2026, 12, 1, 5, 0, tzinfo=UTC))
+    refresher = Refresher(host, clock=clock)  # type: ignore[arg-type]
+    refresher.start()
+    try:
+        await clock.settled()
+        assert len(host.engine.papers) == 10
+        assert refresher.last_reload is not None
+        assert refresher.last_reload.source == "refresh (start)"
+        assert refresher.next_at == datetime(2026, 12, 1, 6, 0, tzinfo=UTC)
+    finally:
+        await refresher.stop()
