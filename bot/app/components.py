@@ -9,6 +9,7 @@ custom_id back with every click, and the item rebuilds what it needs from it. cu
     pb:open                                the menu opening one hit (the value is the paper id)
     pb:more:{paper id}                     "More like this" on a paper's detail
     pb:share                               post this ephemeral reply to the channel
+    pb:save:…, pb:lib:…, pb:fb:…               Save, library and follow-notice pages (`saving`)
 
 A query too long for the custom_id (a pasted title) is stored as `QUERY_IN_MESSAGE` instead:
 the button then reads the query back from the message it sits on, whose embed title is
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar
 
 import discord
 
-from bot.app import limits, render, respond
+from bot.app import limits, render, respond, saving
 from bot.search.models import Filters, SearchResult
 from bot.search.recent import newest
 
@@ -141,6 +142,9 @@ def paper_view(paper_id: str, links: list[tuple[str, str]], *, share: bool) -> d
     view = discord.ui.View(timeout=None)
     if len(f"pb:more:{paper_id}") <= limits.CUSTOM_ID:
         view.add_item(MoreLikeButton(paper_id))
+    save = saving.save_button(paper_id)
+    if save is not None:
+        view.add_item(save)
     if share:
         view.add_item(ShareButton())
     for label, url in links[:3]:
@@ -377,4 +381,5 @@ DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     OpenMenu,
     MoreLikeButton,
     ShareButton,
+    *saving.DYNAMIC_ITEMS,
 )

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from bot.config import ConfigError
+from bot.storage import follows, library
 from bot.storage.records import Pick, PoolState, Schedule
 
 log = logging.getLogger(__name__)
@@ -69,6 +70,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """CREATE INDEX picks_by_epoch ON picks (guild_id, epoch)""",
         """CREATE INDEX picks_by_state ON picks (guild_id, state)""",
     ),
+    # 2: readers' libraries, server preferences, reactions; topic follows (issue 16).
+    library.MIGRATION + follows.MIGRATION,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -249,6 +252,12 @@ class Storage:
             return result
 
         return await asyncio.get_running_loop().run_in_executor(self._executor, tx)
+
+    async def run(self, fn: Callable[[sqlite3.Connection], T], write: bool = True) -> T:
+        """One transaction (or plain read) for the feature stores in this package
+        (`bot.storage.library`, `bot.storage.follows`), which keep their SQL beside their
+        records."""
+        return await self._run(fn, write=write)
 
     async def _one(
         self,

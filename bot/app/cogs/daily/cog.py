@@ -33,6 +33,7 @@ from bot.app import limits, render, respond
 from bot.app.checks import manager_only
 from bot.app.cogs.daily import embeds
 from bot.app.cogs.daily.poster import DiscordPoster, missing_permissions
+from bot.app.saving import save_view
 from bot.daily.rules import DailyError, parse_time, parse_timezone
 from bot.daily.scheduler import DailyScheduler
 from bot.search.recent import ids_added_after
@@ -302,7 +303,13 @@ class Daily(commands.Cog):
             if pick.state == "sent" and pick.jump_url
             else None
         )
-        await respond.send(interaction, embed=embed, content=content, ephemeral=ephemeral)
+        await respond.send(
+            interaction,
+            embed=embed,
+            content=content,
+            ephemeral=ephemeral,
+            view=save_view(paper.id),
+        )
 
 
 async def setup(bot: PaperBot) -> None:

@@ -37,6 +37,7 @@ import discord
 
 from bot.app import limits, render
 from bot.app.cogs.daily.embeds import daily_embed
+from bot.app.saving import save_view
 from bot.daily.rules import PermanentPostError, TransientPostError
 
 if TYPE_CHECKING:
@@ -148,7 +149,7 @@ class DiscordPoster:
         try:
             async with asyncio.timeout(SEND_TIMEOUT):
                 channel = await self._channel(channel_id)
-                message = await channel.send(embed=embed)
+                message = await channel.send(embed=embed, view=save_view(paper_id))
         except (discord.DiscordException, aiohttp.ClientError, OSError, TimeoutError) as exc:
             mapped = classify(exc, channel_id)
             if mapped is None:

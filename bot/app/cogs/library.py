@@ -1,0 +1,125 @@
+"""`/library show|remove|read|export|clear`: a reader's saved papers (saved with the Save button).
+
+Every answer is ephemeral: a library is personal. The work is in `bot.app.library` (shared with
+the console) and `bot.storage.library`; this cog only translates commands.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.app import library, limits, render, respond, saving
+from bot.search.export import FORMATS
+
+if TYPE_CHECKING:
+    from bot.app.client import PaperBot
+
+REF_MAX = 100
+
+
+class Library(commands.Cog):
+    library = app_commands.Group(name="library", description="Your saved papers")
+
+    def __init__(self, bot: PaperBot) -> None:
+        self.bot = bot
+
+    def _store(self) -> library.Library:
+        return library.library_of(self.bot.storage)
+
+    @library.command(name="show", description="Your saved papers, newest first, read or unread")
+    @app_commands.describe(page="Which page (5 papers each)")
+    async def show(
+        self, interaction: discord.Interaction, page: app_commands.Range[int, 1, 9999] = 1
+    ) -> None:
+        await saving.show_library(interaction, page, edit=False)
+
+    @library.command(name="remove", description="Remove a paper from your library")
+    @app_commands.describe(paper="Start typing a title from your library")
+    async def remove(
+        self, interaction: discord.Interaction, paper: app_commands.Range[str, 1, REF_MAX]
+    ) -> None:
+        store = self._store()
+        paper_id = await library.resolve_saved(store, self.bot.engine, interaction.user.id, paper)
+        await store.remove(interaction.user.id, paper_id)
+        await self._ok(interaction, f"Removed `{paper_id}` from your library.")
+
+    @library.command(name="read", description="Mark a saved paper as read (or unread again)")
+    @app_commands.describe(paper="Start typing a title from your library", read="False: unread")
+    async def read(
+        self,
+        interaction: discord.Interaction,
+        paper: app_commands.Range[str, 1, REF_MAX],
+        read: bool = True,
+    ) -> None:
+        store = self._store()
+        paper_id = await library.resolve_saved(store, self.bot.engine, interaction.user.id, paper)
+        await store.mark_read(interaction.user.id, paper_id, library.now(), read)
+        state = "read ✅" if read else "unread 🔵"
+        await self._ok(interaction, f"Marked `{paper_id}` as {state}.")
+
+    @library.command(name="export", description="Your library as a file: BibTeX, Markdown or CSV")
+    @app_commands.describe(
+        format="bibtex (for LaTeX), markdown (a checklist) or csv (spreadsheets)"
+    )
+    @app_commands.choices(format=[app_commands.Choice(name=f, value=f) for f in FORMATS])
+    async def export(
+        self, interaction: discord.Interaction, format: app_commands.Choice[str]
+    ) -> None:
+        name, data, count, missing = await library.export_file(
+            self._store(), self.bot.engine, interaction.user.id, format.value
+        )
+        text = f"Your library as {format.name}: {count} paper{'s' if count != 1 else ''}."
+        if missing:
+            text += f" {missing} saved paper(s) are no longer in the corpus and were left out."
+        await interaction.response.send_message(
+            content=text, file=discord.File(io.BytesIO(data), filename=name), ephemeral=True
+        )
+
+    @library.command(
+        name="clear", description="Delete everything the bot stores about you (asks first)"
+    )
+    async def clear(self, interaction: discord.Interaction) -> None:
+        count = await self._store().count(interaction.user.id)
+        view = discord.ui.View(timeout=None)
+        view.add_item(saving.ForgetButton(interaction.user.id))
+        text = (
+            f"This deletes your library ({count} paper{'s' if count != 1 else ''}), your "
+            "personal follows and your reactions counted by `/top`. It cannot be undone. "
+            "Dismiss this message to keep everything."
+        )
+        await respond.send(interaction, embed=render.error_embed(text), view=view, ephemeral=True)
+
+    @remove.autocomplete("paper")
+    @read.autocomplete("paper")
+    async def saved_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        if self.bot.storage is None:
+            return []
+        want = current.casefold().strip()
+        choices = []
+        for item in await self._store().all(interaction.user.id):
+            paper = library.find(self.bot.engine, item.paper_id)
+            title = render.title_text(paper) if paper else item.paper_id
+            if want and want not in title.casefold() and want not in item.paper_id.casefold():
+                continue
+            if len(item.paper_id) > limits.CHOICE_VALUE:
+                continue
+            name = limits.truncate(title, limits.CHOICE_NAME) or item.paper_id
+            choices.append(app_commands.Choice(name=name, value=item.paper_id))
+            if len(choices) == limits.CHOICES:
+                break
+        return choices
+
+    async def _ok(self, interaction: discord.Interaction, text: str) -> None:
+        embed = render.finish(discord.Embed(description=text, colour=render.COLOR))
+        await respond.send(interaction, embed=embed, ephemeral=True)
+
+
+async def setup(bot: PaperBot) -> None:
+    await bot.add_cog(Library(bot))

@@ -1,0 +1,245 @@
+"""Persistent buttons of the library and follows: Save, library pages, and a notice's pages.
+
+Like `bot.app.components`, each is a `DynamicItem` whose custom_id holds all it needs, so a Save
+button under a week-old daily post still works after any number of restarts:
+
+    pb:save:{paper id}        save this paper to the clicker's library (ephemeral answer)
+    pb:lib:{page}             a page of the clicker's own library (◀ ▶)
+    pb:fb:{batch}:{page}      a page of a follow notification (◀ ▶): the batch's papers are in
+                              storage (`deliveries`), in the order the notice listed them
+    pb:forget:{user id}       the confirmation of /library clear (only that user may press it)
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.app import library, limits, render, respond
+from bot.storage.follows import Follows
+
+if TYPE_CHECKING:
+    from bot.app.client import PaperBot
+
+NOTICE_PAGE = 10  # papers per follow notification page
+NOTICE_TITLE = re.compile(r"^🆕 New papers for “(.*)”$", re.S)
+
+
+def _bot(interaction: discord.Interaction) -> PaperBot:
+    return interaction.client  # type: ignore[return-value]
+
+
+def save_button(paper_id: str) -> SaveButton | None:
+    """The Save button for a paper, or None when its id cannot fit a custom_id."""
+    return SaveButton(paper_id) if len(f"pb:save:{paper_id}") <= limits.CUSTOM_ID else None
+
+
+def save_view(paper_id: str) -> discord.ui.View:
+    """A view holding only the Save button (the daily post, /today)."""
+    view = discord.ui.View(timeout=None)
+    button = save_button(paper_id)
+    if button is not None:
+        view.add_item(button)
+    return view
+
+
+def pager(
+    make: Any, page: int, pages: int, *, row: int = 0
+) -> list[discord.ui.DynamicItem[discord.ui.Button]]:
+    """◀ ▶ for page `page` of `pages`, built by `make(target page, label)`; disabled at the ends."""
+    buttons = []
+    for target, label in ((page - 1, "◀"), (page + 1, "▶")):
+        button = make(max(0, min(target, pages + 1)), label)
+        button.item.disabled = not 1 <= target <= pages
+        button.item.row = row
+        buttons.append(button)
+    return buttons
+
+
+def library_view(page: int, pages: int) -> discord.ui.View | None:
+    if pages <= 1:
+        return None
+    view = discord.ui.View(timeout=None)
+    for button in pager(LibraryPageButton, page, pages):
+        view.add_item(button)
+    return view
+
+
+def notice_view(batch: str, page: int, pages: int) -> discord.ui.View | None:
+    if pages <= 1:
+        return None
+    view = discord.ui.View(timeout=None)
+    for button in pager(lambda p, label: NoticePageButton(batch, p, label), page, pages):
+        view.add_item(button)
+    return view
+
+
+class SaveButton(
+    discord.ui.DynamicItem[discord.ui.Button], template=re.compile(r"pb:save:(?P<ref>.+)", re.S)
+):
+    """Save under a paper: adds it to the clicker's library; the answer only they see."""
+
+    def __init__(self, paper_id: str) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Save",
+                custom_id=f"pb:save:{paper_id}",
+                style=discord.ButtonStyle.secondary,
+                emoji="📚",
+            )
+        )
+        self.paper_id = paper_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> SaveButton:
+        return cls(match["ref"])
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await respond.guarded(interaction, self._save(interaction))
+
+    async def _save(self, interaction: discord.Interaction) -> None:
+        bot = _bot(interaction)
+        store = library.library_of(bot.storage)
+        paper, new = await library.save(
+            store, bot.engine, interaction.user.id, self.paper_id, interaction.guild_id
+        )
+        await respond.send(interaction, content=library.saved_text(paper, new), ephemeral=True)
+
+
+class LibraryPageButton(
+    discord.ui.DynamicItem[discord.ui.Button], template=r"pb:lib:(?P<page>\d{1,5})"
+):
+    """◀ ▶ of `/library show`: always the clicker's own library (the reply is theirs only)."""
+
+    def __init__(self, page: int, label: str = "▶") -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label, custom_id=f"pb:lib:{page}", style=discord.ButtonStyle.secondary
+            )
+        )
+        self.page = page
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> LibraryPageButton:
+        return cls(int(match["page"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await respond.guarded(interaction, show_library(interaction, self.page, edit=True))
+
+
+async def show_library(interaction: discord.Interaction, page: int, *, edit: bool) -> None:
+    bot = _bot(interaction)
+    store = library.library_of(bot.storage)
+    view = await library.load_page(store, interaction.user.id, page)
+    embed = library.library_embed(view, bot.engine)
+    buttons = library_view(view.page, view.pages)
+    await respond.send(
+        interaction,
+        embed=embed,
+        view=(buttons or discord.ui.View(timeout=None)) if edit else buttons,
+        ephemeral=True,
+        edit=edit,
+    )
+
+
+class NoticePageButton(
+    discord.ui.DynamicItem[discord.ui.Button],
+    template=r"pb:fb:(?P<batch>[0-9a-f]{1,32}):(?P<page>\d{1,4})",
+):
+    """◀ ▶ under a follow notification: the other papers of the same batch."""
+
+    def __init__(self, batch: str, page: int, label: str = "▶") -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label, custom_id=f"pb:fb:{batch}:{page}", style=discord.ButtonStyle.secondary
+            )
+        )
+        self.batch = batch
+        self.page = page
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> NoticePageButton:
+        return cls(match["batch"], int(match["page"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await respond.guarded(interaction, self._page(interaction))
+
+    async def _page(self, interaction: discord.Interaction) -> None:
+        bot = _bot(interaction)
+        if bot.storage is None:
+            raise library.Refused("This notice can no longer be paged (no database).")
+        ids = await Follows(bot.storage).batch(self.batch)
+        papers = [p for p in (library.find(bot.engine, pid) for pid in ids) if p is not None]
+        if not papers:
+            raise library.Refused("These papers are no longer in the corpus.")
+        query = notice_query(interaction.message)
+        pages = max(1, -(-len(papers) // NOTICE_PAGE))
+        page = max(1, min(self.page, pages))
+        embed = library.notice_embed(query, papers, page, len(papers), NOTICE_PAGE)
+        await respond.send(
+            interaction, embed=embed, view=notice_view(self.batch, page, pages), edit=True
+        )
+
+
+def notice_query(message: discord.Message | None) -> str:
+    """The follow's query, read back from the notice's title."""
+    if message is not None and message.embeds:
+        match = NOTICE_TITLE.match(message.embeds[0].title or "")
+        if match:
+            return match.group(1)
+    return "your follow"
+
+
+class ForgetButton(
+    discord.ui.DynamicItem[discord.ui.Button], template=r"pb:forget:(?P<user>\d{1,20})"
+):
+    """The confirmation of `/library clear`; only the reader who asked can press it."""
+
+    def __init__(self, user_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Delete my data",
+                custom_id=f"pb:forget:{user_id}",
+                style=discord.ButtonStyle.danger,
+                emoji="🗑️",
+            )
+        )
+        self.user_id = user_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> ForgetButton:
+        return cls(int(match["user"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await respond.guarded(interaction, self._forget(interaction))
+
+    async def _forget(self, interaction: discord.Interaction) -> None:
+        if interaction.user.id != self.user_id:
+            raise library.Refused("This button belongs to someone else's /library clear.")
+        bot = _bot(interaction)
+        counts = await library.library_of(bot.storage).forget_user(self.user_id)
+        done = ", ".join(f"{n} {kind}" for kind, n in counts.items())
+        embed = render.finish(
+            discord.Embed(
+                description=f"Deleted: {done}. Nothing about you is left.", colour=render.COLOR
+            )
+        )
+        await respond.send(interaction, embed=embed, view=discord.ui.View(timeout=None), edit=True)
+
+
+DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
+    SaveButton,
+    LibraryPageButton,
+    NoticePageButton,
+    ForgetButton,
+)
