@@ -199,12 +199,14 @@ def top_embed(
     return render.finish(embed)
 
 
-def follows_embed(follows: Sequence[Follow], heading: str) -> discord.Embed:
+def follows_embed(
+    follows: Sequence[Follow], heading: str, personal: str = "your DMs"
+) -> discord.Embed:
     """`/follow list`: each follow with where it goes and, when it stopped, why."""
     embed = discord.Embed(title=heading, colour=render.COLOR)
     lines = []
     for f in follows:
-        where = f"<#{f.channel_id}>" if f.channel_id is not None else "your DMs"
+        where = f"<#{f.channel_id}>" if f.channel_id is not None else personal
         state = f" · ⚠️ stopped: {f.disabled_reason}" if f.disabled_reason else ""
         lines.append(f"`{f.follow_id}` **{render.escape(f.query)}** → {where}{state}")
     embed.description = (

@@ -2,7 +2,9 @@
 
 A newcomer without a Discord token can try every command at once: `/search optimal transport`,
 `/paper <title or id>`, `/similar ...`, `/random [venue]`, `/help`, and `next`, `prev`,
-`open N`, `more` in place of the buttons. The answers come from the same engine, page logic
+`open N`, `more`, `/save` in place of the buttons; `/library ...` and `/follow ...` work on the
+bot's database for one local reader (`bot.console.library`). The answers come from the same
+engine, page logic
 (`bot.app.components.PageState`) and embeds (`bot.app.render`) as in Discord. When stdin is not a
 terminal (CI, a pipe) it reads commands without prompting and stops at end of input.
 """
@@ -22,6 +24,7 @@ import discord
 from bot.app import render
 from bot.app.components import LIMIT_MAX, PageState
 from bot.config import Settings
+from bot.console.library import LIBRARY_HELP, LocalLibrary
 from bot.console.text import embed_text
 from bot.search.engine import SearchEngine
 from bot.search.models import Paper, SearchError, SearchResult
@@ -50,6 +53,7 @@ class Console:
         rng: random.Random | None = None,
         settings: Settings | None = None,
         corpus_files: Sequence[Path] | None = None,
+        database: str | None = None,
     ) -> None:
         self.engine = engine
         self.settings = settings  # for /reload; None when embedded without settings
@@ -61,6 +65,9 @@ class Console:
         self.state: PageState | None = None
         self.result: SearchResult | None = None
         self.paper: Paper | None = None
+        if database is None:
+            database = settings.storage.database if settings is not None else ":memory:"
+        self.library = LocalLibrary(database, lambda: self.engine, self.show, self.write)
 
     def write(self, text: str) -> None:
         self.out.write(text)
@@ -118,9 +125,13 @@ class Console:
             self.show_page(state)
         elif name == "reload":
             self._reload()
+        elif name in ("library", "follow"):
+            self.library.handle(name, rest)
+        elif name == "save":
+            self._save(rest)
         elif name == "help":
             self.show(render.help_embed(self.engine.venues(), ephemeral=None))
-            self.write(CONSOLE_HELP)
+            self.write(CONSOLE_HELP + LIBRARY_HELP)
         elif name in ("next", "prev"):
             if self.state is None or self.result is None:
                 self.write("No results yet: try /search optimal transport\n")
@@ -147,6 +158,18 @@ class Console:
             self.write(f"Unknown command {name!r}.\n" + CONSOLE_HELP)
         return True
 
+    def _save(self, rest: str) -> None:
+        """`/save` the paper on screen, or `/save N` hit N of the results (the Save button)."""
+        if rest:
+            ranks = {str(hit.rank): hit.paper for hit in (self.result.hits if self.result else [])}
+            paper = ranks.get(rest) or self.engine.paper(_unquote(rest))
+        elif self.paper is not None:
+            paper = self.paper
+        else:
+            self.write("Open a paper first (/paper, /random or open N), or give a hit number.\n")
+            return
+        self.library.save(paper)
+
     def _reload(self) -> None:
         """The same load-validate-swap as /admin reload, in the foreground (no event loop)."""
         if self.settings is None:
@@ -159,6 +182,8 @@ class Console:
         if outcome.ok:
             self.state = self.result = self.paper = None  # pages of the old corpus
         self.write(outcome.summary() + "\n")
+        if outcome.ok:
+            self.library.after_reload()
 
     def run(self, stdin: TextIO) -> int:
         interactive = stdin.isatty()
@@ -173,8 +198,10 @@ class Console:
             except (EOFError, KeyboardInterrupt):  # Ctrl-D / Ctrl-C at the prompt
                 if interactive:
                     self.write("\n")
+                self.library.close()
                 return 0
             if not self.handle(line):
+                self.library.close()
                 return 0
 
     def _read(self, stdin: TextIO, interactive: bool) -> str:

@@ -1,0 +1,195 @@
+"""`/follow add|list|remove`: be told about new papers matching a query, by DM or in a channel.
+
+A personal follow (no channel) notifies its owner by DM; a channel follow needs Manage Server
+and posts in that channel. Notices go out when the corpus grows: after `/admin reload`, a
+scheduled refresh (both swap the engine and dispatch `corpus_reloaded`) and at start (papers
+added while the bot was down). The rules are in `bot.app.notify`; this cog wires them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.app import library, limits, notify, render, respond
+from bot.app.checks import manager_only
+from bot.search.models import EmptyQuery
+from bot.storage.follows import Follows
+
+if TYPE_CHECKING:
+    from bot.app.client import PaperBot
+
+log = logging.getLogger(__name__)
+QUERY_MAX = 100
+PER_USER = 10  # personal follows per reader
+PER_SERVER = 25  # channel follows per server
+
+
+class FollowsCog(commands.Cog, name="Follows"):
+    follow = app_commands.Group(
+        name="follow", description="New papers matching a query, as they arrive"
+    )
+
+    def __init__(self, bot: PaperBot) -> None:
+        self.bot = bot
+        self._lock = asyncio.Lock()
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def _follows(self) -> Follows:
+        if self.bot.storage is None:
+            raise library.Refused("Follows need the bot's database, which is not available.")
+        return Follows(self.bot.storage)
+
+    # -- notices --------------------------------------------------------------------------------
+
+    async def cog_load(self) -> None:
+        self._spawn(self._at_start())
+
+    async def cog_unload(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.create_task(coro, name="follow-notices")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _at_start(self) -> None:
+        await self.bot.wait_until_ready()
+        await self.notify_now()
+
+    async def notify_now(self) -> int:
+        """One planning-and-delivery pass at a time (a reload during the start pass waits)."""
+        async with self._lock:
+            try:
+                return await notify.run(self.bot)
+            except Exception:  # a failed pass must not take the bot down; the next one retries
+                log.exception("follow notices failed")
+                return 0
+
+    @commands.Cog.listener()
+    async def on_corpus_reloaded(self, outcome: Any) -> None:
+        if getattr(outcome, "ok", True):
+            self._spawn(self.notify_now())
+
+    # -- commands -------------------------------------------------------------------------------
+
+    @follow.command(name="add", description="Get new papers matching a query (DM, or a channel)")
+    @app_commands.describe(
+        query='Search words; "a phrase", -exclude, author:name, venue:icml, year:2026 work',
+        channel="Post in this channel instead of your DMs (needs Manage Server)",
+    )
+    async def add(
+        self,
+        interaction: discord.Interaction,
+        query: app_commands.Range[str, 1, QUERY_MAX],
+        channel: discord.TextChannel | None = None,
+    ) -> None:
+        query = " ".join(query.split())
+        if not query:
+            raise EmptyQuery()
+        self.bot.engine.search(query, limit=1)  # bad syntax or venue: a clear message, nothing kept
+        follows = self._follows()
+        user = interaction.user.id
+        if channel is not None:
+            await manager_only(interaction)
+            assert interaction.guild_id is not None
+            existing = await follows.of_guild(interaction.guild_id)
+            if len(existing) >= PER_SERVER:
+                raise library.Refused(
+                    f"This server already has {PER_SERVER} channel follows, the most allowed. "
+                    "Remove one with /follow remove first."
+                )
+            same = [f for f in existing if f.channel_id == channel.id and f.query == query]
+        else:
+            existing = await follows.personal(user)
+            if len(existing) >= PER_USER:
+                raise library.Refused(
+                    f"You already follow {PER_USER} queries, the most allowed. "
+                    "Remove one with /follow remove first."
+                )
+            same = [f for f in existing if f.query == query]
+        if same:
+            raise library.Refused(f"Already followed: `{same[0].follow_id}` {query}.")
+        made = await follows.add(
+            user,
+            query,
+            library.now(),
+            guild_id=interaction.guild_id if channel is not None else None,
+            channel_id=channel.id if channel is not None else None,
+        )
+        where = channel.mention if channel is not None else "your DMs"
+        text = (
+            f"Following **{render.escape(query)}** (`{made.follow_id}`): new papers that match "
+            f"will be posted in {where} when the corpus grows."
+        )
+        if channel is None:
+            text += " Keep DMs from this server's members open, or the follow stops."
+        await self._ok(interaction, text)
+
+    @follow.command(name="list", description="Your follows and this server's channel follows")
+    async def list_(self, interaction: discord.Interaction) -> None:
+        follows = self._follows()
+        mine = await follows.personal(interaction.user.id)
+        embed = library.follows_embed(mine, "🔔 Your follows")
+        embeds = [embed]
+        if interaction.guild_id is not None:
+            server = await follows.of_guild(interaction.guild_id)
+            if server:
+                embeds.append(library.follows_embed(server, "🔔 This server's channel follows"))
+        await interaction.response.send_message(embeds=embeds, ephemeral=True)
+
+    @follow.command(name="remove", description="Stop a follow")
+    @app_commands.describe(follow="The follow (start typing its query)")
+    async def remove(
+        self, interaction: discord.Interaction, follow: app_commands.Range[str, 1, 20]
+    ) -> None:
+        follows = self._follows()
+        found = await follows.get(follow.strip().strip("`"))
+        mine = (
+            found is not None and found.channel_id is None and found.user_id == interaction.user.id
+        )
+        server = (
+            found is not None
+            and found.channel_id is not None
+            and found.guild_id == interaction.guild_id
+        )
+        if found is None or not (mine or server):
+            raise library.Refused(f"No follow {follow!r} of yours. `/follow list` shows them.")
+        if server:
+            await manager_only(interaction)
+        await follows.remove(found.follow_id)
+        await self._ok(interaction, f"Stopped following **{render.escape(found.query)}**.")
+
+    @remove.autocomplete("follow")
+    async def follow_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        if self.bot.storage is None:
+            return []
+        follows = self._follows()
+        found = await follows.personal(interaction.user.id)
+        if interaction.guild_id is not None and interaction.permissions.manage_guild:
+            found += await follows.of_guild(interaction.guild_id)
+        want = current.casefold()
+        choices = []
+        for f in found:
+            label = f.query if f.channel_id is None else f"{f.query} (channel)"
+            if want in label.casefold() or want in f.follow_id:
+                name = limits.truncate(label, limits.CHOICE_NAME)
+                choices.append(app_commands.Choice(name=name, value=f.follow_id))
+        return choices[: limits.CHOICES]
+
+    async def _ok(self, interaction: discord.Interaction, text: str) -> None:
+        embed = render.finish(discord.Embed(description=text, colour=render.COLOR))
+        await respond.send(interaction, embed=embed, ephemeral=True)
+
+
+async def setup(bot: PaperBot) -> None:
+    await bot.add_cog(FollowsCog(bot))

@@ -1,0 +1,172 @@
+"""The library and follows in the console, for its single local reader.
+
+The same storage, rules and embeds as on Discord (`bot.app.library`, `bot.app.notify`): saving is
+`/save` (the paper on screen, or hit N), a follow's notices are printed after `/reload` instead
+of sent by DM. The console is synchronous; storage is async, so this keeps one event loop of its
+own and runs each call to completion on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import discord
+
+from bot.app import library, notify
+from bot.config import ConfigError
+from bot.storage.follows import Follows
+from bot.storage.sqlite import Storage
+
+if TYPE_CHECKING:
+    from bot.search.engine import SearchEngine
+    from bot.search.models import Paper
+
+T = TypeVar("T")
+LOCAL_USER = 0  # the console's one reader
+LIBRARY_HELP = """Library and follows (stored in the bot's database):
+  /save [N]               save the paper on screen, or hit N of the results
+  /library show [PAGE]    saved papers, newest first    /library read|unread ID
+  /library remove ID      /library export bibtex|markdown|csv [FILE]
+  /library clear          delete everything stored about you (asks first)
+  /follow add QUERY       /follow list    /follow remove ID   (new papers show after /reload)
+"""
+
+
+class LocalLibrary:
+    """Library and follow commands of the console; opens the database on first use."""
+
+    def __init__(
+        self,
+        database: str,
+        engine: Callable[[], SearchEngine],
+        show: Callable[[discord.Embed], None],
+        write: Callable[[str], None],
+    ) -> None:
+        self.database = database
+        self.engine = engine
+        self.show = show
+        self.write = write
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._storage: Storage | None = None
+        self._confirm_clear = False
+
+    def _run(self, make: Callable[[Storage], Coroutine[Any, Any, T]]) -> T:
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+        if self._storage is None:
+            try:
+                self._storage = self._loop.run_until_complete(Storage.open(self.database))
+            except (OSError, sqlite3.Error, ConfigError) as exc:
+                raise library.Refused(f"Cannot open the database {self.database}: {exc}") from exc
+        return self._loop.run_until_complete(make(self._storage))
+
+    def close(self) -> None:
+        if self._loop is None:
+            return
+        if self._storage is not None:
+            self._loop.run_until_complete(self._storage.close())
+            self._storage = None
+        self._loop.close()
+        self._loop = None
+
+    def save(self, paper: Paper) -> None:
+        async def go(storage: Storage) -> tuple[Paper, bool]:
+            return await library.save(library.Library(storage), self.engine(), LOCAL_USER, paper.id)
+
+        saved, new = self._run(go)
+        self.write(library.saved_text(saved, new).replace("**", "") + "\n")
+
+    def handle(self, name: str, rest: str) -> None:
+        verb, _, arg = rest.partition(" ")
+        verb, arg = verb.lower(), arg.strip()
+        if name == "library":
+            self._library(verb, arg)
+        else:
+            self._follow(verb, arg)
+
+    def _library(self, verb: str, arg: str) -> None:
+        engine = self.engine()
+        if verb != "clear":
+            self._confirm_clear = False
+        if verb in ("", "show"):
+            page = int(arg) if arg.isdigit() else 1
+            view = self._run(lambda s: library.load_page(library.Library(s), LOCAL_USER, page))
+            self.show(library.library_embed(view, engine))
+        elif verb in ("read", "unread", "remove"):
+            self._change(verb, arg)
+        elif verb == "export":
+            fmt, _, target = arg.partition(" ")
+            fmt = fmt.lower() or "bibtex"
+            name, data, count, _missing = self._run(
+                lambda s: library.export_file(library.Library(s), engine, LOCAL_USER, fmt)
+            )
+            if target.strip():
+                path = Path(target.strip()).expanduser()
+                path.write_bytes(data)
+                self.write(f"Wrote {count} paper(s) to {path}.\n")
+            else:
+                self.write(f"--- {name} ({count} papers)\n{data.decode('utf-8')}")
+        elif verb == "clear":
+            if arg.lower() != "yes":
+                self.write(
+                    "This deletes your library, follows and everything stored about you. "
+                    "Type `/library clear yes` to confirm.\n"
+                )
+                return
+            counts = self._run(lambda s: library.Library(s).forget_user(LOCAL_USER))
+            self.write("Deleted: " + ", ".join(f"{n} {k}" for k, n in counts.items()) + ".\n")
+        else:
+            self.write(f"Unknown /library command {verb!r}.\n" + LIBRARY_HELP)
+
+    def _change(self, verb: str, ref: str) -> None:
+        engine = self.engine()
+
+        async def go(storage: Storage) -> str:
+            store = library.Library(storage)
+            paper_id = await library.resolve_saved(store, engine, LOCAL_USER, ref)
+            if verb == "remove":
+                await store.remove(LOCAL_USER, paper_id)
+                return f"Removed {paper_id} from your library."
+            await store.mark_read(LOCAL_USER, paper_id, library.now(), verb == "read")
+            return f"Marked {paper_id} as {verb}."
+
+        self.write(self._run(go) + "\n")
+
+    def _follow(self, verb: str, arg: str) -> None:
+        if verb == "add":
+            query = " ".join(arg.split())
+            self.engine().search(query, limit=1)  # bad syntax: a clear message, nothing kept
+
+            async def add(storage: Storage) -> str:
+                follows = Follows(storage)
+                await follows.record_corpus((p.id for p in self.engine().papers), library.now())
+                made = await follows.add(LOCAL_USER, query, library.now())
+                return made.follow_id
+
+            follow_id = self._run(add)
+            self.write(f"Following {query!r} ({follow_id}): new matches show after /reload.\n")
+        elif verb in ("", "list"):
+            found = self._run(lambda s: Follows(s).personal(LOCAL_USER))
+            self.show(library.follows_embed(found, "🔔 Your follows", "this console"))
+        elif verb == "remove":
+            removed = self._run(lambda s: Follows(s).remove(arg.strip()))
+            self.write(
+                "Follow removed.\n" if removed else f"No follow {arg!r} (see /follow list).\n"
+            )
+        else:
+            self.write(f"Unknown /follow command {verb!r}.\n" + LIBRARY_HELP)
+
+    def after_reload(self) -> None:
+        """Print what each follow gets from the papers the reload added."""
+        if self._storage is None and not Path(self.database).exists():
+            return  # no database yet: no follows to tell
+        notices = self._run(lambda s: notify.plan(s, self.engine(), library.now()))
+        for notice in notices:
+            self.show(notify.notice_message(notice)[0])
+            if len(notice.papers) > notify.NOTICE_PAGE:
+                for paper in notice.papers[notify.NOTICE_PAGE :]:
+                    self.write(f"  {paper.id}  {paper.title}\n")

@@ -1,0 +1,201 @@
+"""Follows through the loopback Discord: a reload that adds matching and non-matching papers
+delivers exactly the matching new ones, once; a restart and a second reload deliver nothing."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest_asyncio
+
+from bot.app.client import PaperBot
+from bot.config import SearchSettings
+from bot.search.engine import SearchEngine
+from bot.search.models import Link, Paper
+from bot.storage.follows import Follows
+from bot.storage.sqlite import Storage
+from tests.app.daily.support import until
+from tests.app.helpers import TOKEN, answered, make_bot, make_settings
+from tests.fakediscord import BotConnection, FakeDiscord, fixtures
+from tests.fakediscord.faults import Fault, error_body
+
+fake_discord = fixtures.fake_discord
+connect_bot = fixtures.connect_bot
+QUERY = "hyperbolic embeddings"
+
+
+def new_paper(n: int, title: str, abstract: str) -> Paper:
+    return Paper(
+        id=f"new/{n:03d}",
+        title=title,
+        abstract=abstract,
+        venue="NeurIPS 2026",
+        year=2026,
+        authors=(f"Author {n}",),
+        links=(Link("page", f"https://example.org/paper/{n}"),),
+    )
+
+
+MATCHING = [
+    new_paper(1, "Hyperbolic Embeddings for Trees", "Trees embed well in curved space."),
+    new_paper(2, "Fast Graph Embeddings", "Hyperbolic geometry makes graph layouts cheap."),
+]
+OTHER = [new_paper(3, "A Study of Rainfall", "Weather records from ten cities.")]
+
+
+@dataclass
+class Env:
+    fake: FakeDiscord
+    path: Path
+    connect: Callable[..., Awaitable[BotConnection]]
+    engine: SearchEngine
+    storage: Storage | None = None
+    connection: BotConnection | None = None
+
+    @property
+    def bot(self) -> PaperBot:
+        assert self.connection is not None
+        return self.connection.bot  # type: ignore[return-value]
+
+    async def start(self, engine: SearchEngine | None = None) -> PaperBot:
+        self.storage = await Storage.open(str(self.path))
+        bot = make_bot(make_settings(self.fake), engine or self.engine, self.storage)
+        self.connection = await self.connect(bot, TOKEN)
+        await self.settled()
+        return bot
+
+    async def settled(self) -> None:
+        """Wait until the follows cog's notice passes (start or reload) are done."""
+        cog: Any = self.bot.get_cog("Follows")
+
+        async def idle() -> bool:
+            return not cog._tasks and not cog._lock.locked()
+
+        await asyncio.sleep(0.05)
+        await until(idle, what="follow notices to finish")
+
+    async def stop(self) -> None:
+        if self.connection is not None:
+            await self.connection.close()
+            self.connection = None
+        if self.storage is not None:
+            await self.storage.close()
+            self.storage = None
+
+    async def reload(self, engine: SearchEngine) -> None:
+        self.bot.reloader.load = lambda settings: engine
+        outcome = await self.bot.reloader.reload("test")
+        assert outcome.ok, outcome.reasons
+        await self.settled()
+
+    async def slash(self, name: str, options: dict[str, Any] | None = None, **kw: Any) -> Any:
+        return await answered(await self.fake.slash(name, options, **kw), type=4, ephemeral=True)
+
+
+@pytest_asyncio.fixture
+async def env(
+    fake_discord: FakeDiscord, connect_bot: Any, icml_engine: SearchEngine, tmp_path: Path
+) -> AsyncIterator[Env]:
+    env = Env(fake_discord, tmp_path / "bot.sqlite3", connect_bot, icml_engine)
+    yield env
+    await env.stop()
+
+
+def grown(base: SearchEngine, *papers: Paper) -> SearchEngine:
+    return SearchEngine([*base.papers, *papers], settings=SearchSettings())
+
+
+async def test_reload_delivers_only_new_matching_papers_once(env: Env) -> None:
+    fake = env.fake
+    await env.start()
+    mine = await env.slash("follow add", {"query": QUERY})
+    assert "Following **hyperbolic embeddings**" in mine.embed["description"]
+    twice = await env.slash("follow add", {"query": f"  {QUERY} "})
+    assert "Already followed" in twice.embed["description"]
+    channel = fake.guild.channel("papers")
+    refused = await env.slash("follow add", {"query": QUERY, "channel": channel})
+    assert "Manage Server" in refused.embed["description"]
+    server = await env.slash("follow add", {"query": QUERY, "channel": channel}, user=fake.admin)
+    assert channel.mention in server.embed["description"]
+    # Closed DMs: Discord answers 50007 to the bot's message in that DM channel.
+    bob = fake.world.add_user("bob")
+    bob_dm = fake.world.dm_channel(bob)
+    fake.faults.add(
+        Fault(
+            "POST",
+            f"/channels/{bob_dm.id}/messages",
+            403,
+            times=99,
+            body=error_body(403, 50007, "Cannot send messages to this user"),
+        )
+    )
+    await env.slash("follow add", {"query": "hyperbolic"}, user=bob)
+
+    await env.reload(grown(env.engine, *MATCHING, *OTHER))
+
+    alice_dm = fake.world.dm_channel(fake.alice)
+    dms = fake.channel_messages(alice_dm)
+    assert len(dms) == 1
+    embed = dms[0]["embeds"][0]
+    assert embed["title"] == "🆕 New papers for “hyperbolic embeddings”"
+    assert "Hyperbolic Embeddings for Trees" in embed["description"]
+    assert "Fast Graph Embeddings" in embed["description"]
+    assert "Rainfall" not in embed["description"]
+    assert embed["description"].startswith("1. ")
+    assert "\n2. " in embed["description"]
+    assert "3. " not in embed["description"]
+    assert embed["footer"]["text"].startswith("2 new · page 1/1")
+    assert not dms[0].get("components")
+    posts = fake.channel_messages(channel)
+    assert len(posts) == 1
+    assert posts[0]["embeds"][0]["description"] == embed["description"]
+    # Bob's follow stopped, and /follow list says why.
+    assert fake.channel_messages(bob_dm) == []
+    listed = await env.slash("follow list", user=bob)
+    assert "stopped: I can't send you direct messages" in listed.embed["description"]
+
+    # A restart and a reload with no new papers deliver nothing more.
+    await env.stop()
+    await env.start(grown(env.engine, *MATCHING, *OTHER))
+    await env.reload(grown(env.engine, *MATCHING, *OTHER))
+    assert len(fake.channel_messages(alice_dm)) == 1
+    assert len(fake.channel_messages(channel)) == 1
+    assert await Follows(env.storage).delivered(f"dm:{fake.alice.id}") == ["new/001", "new/002"]  # type: ignore[arg-type]
+
+
+async def test_more_than_ten_pages_with_a_button(env: Env) -> None:
+    fake = env.fake
+    await env.start()
+    await env.slash("follow add", {"query": "hyperbolic"})
+    many = [new_paper(10 + i, f"Hyperbolic study {i}", "Curved spaces.") for i in range(13)]
+    await env.reload(grown(env.engine, *many))
+    [notice] = fake.channel_messages(fake.world.dm_channel(fake.alice))
+    embed = notice["embeds"][0]
+    assert embed["description"].endswith("…and 3 more (▶)")
+    assert embed["footer"]["text"] == "13 new · page 1/2 · /follow list to manage"
+    ids = [c["custom_id"] for row in notice["components"] for c in row["components"]]
+    assert ids[0].endswith(":0")
+    assert ids[1].endswith(":2")
+    page2 = await answered(await fake.click(notice, ids[1]), type=7)
+    assert page2.embed["description"].startswith("11. ")
+    assert page2.embed["footer"]["text"].startswith("13 new · page 2/2")
+
+
+async def test_follow_limits_and_bad_queries(env: Env) -> None:
+    await env.start()
+    bad = await env.slash("follow add", {"query": "venue:nosuchvenue transformers"})
+    assert "venue" in bad.embed["description"].lower()
+    for i in range(10):
+        await env.slash("follow add", {"query": f"topic {i}"})
+    full = await env.slash("follow add", {"query": "one more"})
+    assert "the most allowed" in full.embed["description"]
+    listed = await env.slash("follow list")
+    assert listed.embed["description"].count("→ your DMs") == 10
+    first = (await Follows(env.storage).personal(int(env.fake.alice.id)))[0]  # type: ignore[arg-type]
+    gone = await env.slash("follow remove", {"follow": first.follow_id})
+    assert "Stopped following **topic 0**" in gone.embed["description"]
+    other = await env.slash("follow remove", {"follow": first.follow_id}, user=env.fake.admin)
+    assert "No follow" in other.embed["description"]

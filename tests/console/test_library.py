@@ -1,0 +1,103 @@
+"""The library and follows in the console: the same storage and embeds as on Discord."""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from pybtex.database import parse_string
+
+from bot.config import Settings, StorageSettings
+from bot.console.repl import Console
+from bot.search.corpus import load_corpus
+from bot.search.engine import SearchEngine
+
+
+def write(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def record(n: int, title: str) -> dict:
+    return {
+        "id": f"t/{n}",
+        "title": title,
+        "abstract": f"About {title.lower()}.",
+        "authors": [f"Ann Writer{n}"],
+        "year": 2025,
+        "venue": "TEST 2025",
+    }
+
+
+# Unrelated papers: BM25 gives a word found in half of a tiny corpus no weight at all.
+FILLER = [record(100 + i, f"Filler topic {w}") for i, w in enumerate("abcdefgh")]
+
+
+def console_for(tmp_path: Path) -> tuple[Console, io.StringIO, Path]:
+    corpus = write(
+        tmp_path / "c.jsonl",
+        [record(1, "Optimal transport maps"), record(2, "Graph neural networks"), *FILLER],
+    )
+    settings = replace(Settings(), storage=StorageSettings(str(tmp_path / "db.sqlite3")))
+    settings = settings.with_corpus([corpus])
+    engine = SearchEngine(load_corpus([corpus]).papers, settings=settings.search)
+    out = io.StringIO()
+    return Console(engine, out, settings=settings), out, corpus
+
+
+def test_save_show_read_export_clear(tmp_path: Path) -> None:
+    console, out, _ = console_for(tmp_path)
+    for line in ("/save", "/search transport", "/save 1", "/save 1", "/library show"):
+        console.handle(line)
+    text = out.getvalue()
+    assert "Open a paper first" in text
+    assert "📚 Saved Optimal transport maps to your library" in text
+    assert "📚 Optimal transport maps is already in your library." in text
+    assert "-- page 1/1 · 1 saved · 1 unread" in text
+    console.handle("/library read t/1")
+    console.handle("/library show")
+    assert "Marked t/1 as read." in out.getvalue()
+    assert "-- page 1/1 · 1 saved · 0 unread" in out.getvalue()
+    target = tmp_path / "out.bib"
+    console.handle(f"/library export bibtex {target}")
+    entry = parse_string(target.read_text(encoding="utf-8"), "bibtex").entries["writer12025optimal"]
+    assert entry.fields["title"] == "{Optimal transport maps}"
+    assert entry.fields["booktitle"] == "TEST 2025"
+    console.handle("/library clear")
+    assert "Type `/library clear yes`" in out.getvalue()
+    console.handle("/library clear yes")
+    assert "Deleted: 1 saved papers, 0 reactions, 0 follows." in out.getvalue()
+    console.handle("/library remove t/1")
+    assert "'t/1' is not in your library" in out.getvalue()
+    console.library.close()
+
+
+def test_follow_then_reload_prints_only_new_matches_once(tmp_path: Path) -> None:
+    console, out, corpus = console_for(tmp_path)
+    console.handle("/follow add transport")
+    console.handle("/follow list")
+    assert "Following 'transport'" in out.getvalue()
+    assert "**transport** → this console" in out.getvalue()
+    write(
+        corpus,
+        [
+            record(1, "Optimal transport maps"),
+            record(2, "Graph neural networks"),
+            record(3, "Transport of mass on graphs"),
+            record(4, "Rainfall in ten cities"),
+            *FILLER,
+        ],
+    )
+    console.handle("/reload")
+    text = out.getvalue()
+    assert "12 papers (was 10)" in text
+    assert "🆕 New papers for “transport”" in text
+    assert "1. Transport of mass on graphs" in text
+    assert "Rainfall" not in text
+    assert "Optimal transport maps <" not in text.split("New papers")[1]
+    before = out.getvalue()
+    console.handle("/reload")
+    assert "New papers" not in out.getvalue()[len(before) :]
+    console.library.close()
