@@ -226,6 +226,20 @@ def help_embed(venues: Mapping[str, int], *, ephemeral: bool | None = True) -> d
                 "`/daily status` · `/daily off`"
             ),
         )
+    embed.add_field(
+        name="Your library and follows",
+        inline=False,
+        value=(
+            "**Save** under any paper keeps it · `/library show` · `/library read paper` · "
+            "`/library remove paper` · `/library export format:bibtex|markdown|csv` · "
+            "`/library clear` deletes all the bot stores about you\n"
+            "`/follow add query [channel]` new papers matching a query, by DM (or in a channel: "
+            "Manage Server) · `/follow list` · `/follow remove`"
+            if ephemeral is not None
+            else "`/save [N]` · `/library show|read|remove|export|clear` · "
+            "`/follow add|list|remove` (see below)"
+        ),
+    )
     counts = [f"{venue}: {count:,} papers" for venue, count in venues.items()]
     embed.add_field(
         name=f"Corpus: {total:,} papers",
