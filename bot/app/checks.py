@@ -9,6 +9,10 @@ from discord import app_commands
 
 from bot.app.components import VENUE_MAX
 from bot.app.respond import NotOwner
+from bot.search.models import SearchError
+from bot.storage.library import Library
+
+ALL_VENUES = "all"  # `venue: all` searches every venue despite a server default
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
@@ -35,3 +39,23 @@ async def venue_choices(bot: PaperBot, current: str) -> list[app_commands.Choice
     want = current.casefold().replace(" ", "")
     names = [v for v in bot.engine.venues() if want in v.casefold().replace(" ", "")]
     return [app_commands.Choice(name=v[:100], value=v[:VENUE_MAX]) for v in names[:25]]
+
+
+async def effective_venue(
+    bot: PaperBot, interaction: discord.Interaction, venue: str | None
+) -> str | None:
+    """The venue a command looks in: the one given (`all`: every venue), else the server's
+    default from `/server venue`, unless a reload dropped that venue from the corpus."""
+    if venue is not None:
+        venue = venue.strip()
+        return None if venue.casefold() == ALL_VENUES else venue
+    if interaction.guild_id is None or bot.storage is None:
+        return None
+    default = await Library(bot.storage).default_venue(interaction.guild_id)
+    if not default:
+        return None
+    try:
+        bot.engine.resolve_venues(default)
+    except SearchError:
+        return None
+    return default

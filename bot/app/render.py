@@ -240,6 +240,16 @@ def help_embed(venues: Mapping[str, int], *, ephemeral: bool | None = True) -> d
             "`/follow add|list|remove` (see below)"
         ),
     )
+    if ephemeral is not None:
+        embed.add_field(
+            name="This server",
+            inline=False,
+            value=(
+                "`/top [period:week|month|all]` the most saved and most reacted-to papers\n"
+                "`/server venue [venue]` the default venue of /search and /random "
+                "(Manage Server; `venue: all` overrides it)"
+            ),
+        )
     counts = [f"{venue}: {count:,} papers" for venue, count in venues.items()]
     embed.add_field(
         name=f"Corpus: {total:,} papers",

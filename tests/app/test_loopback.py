@@ -306,6 +306,8 @@ async def test_similar_random_and_help(
     assert "ICML 2026: 19 papers" in text
     assert [f["name"] for f in help_reply.embed["fields"]][1:] == [
         "Paper of the day",
+        "Your library and follows",
+        "This server",
         "Corpus: 19 papers",
     ]
     assert "`/today`" in help_reply.embed["fields"][1]["value"]

@@ -10,7 +10,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app import components, limits, render, respond
-from bot.app.checks import venue_choices
+from bot.app.checks import effective_venue, venue_choices
 from bot.app.components import VENUE_MAX, PageState
 
 if TYPE_CHECKING:
@@ -66,12 +66,15 @@ class Papers(commands.Cog):
         )
 
     @app_commands.command(name="random", description="A paper picked at random")
-    @app_commands.describe(venue="Only papers from this venue (start typing for the list)")
+    @app_commands.describe(
+        venue="Only papers from this venue (start typing; all: every venue despite a default)"
+    )
     async def random_paper(
         self,
         interaction: discord.Interaction[PaperBot],
         venue: app_commands.Range[str, 1, VENUE_MAX] | None = None,
     ) -> None:
+        venue = await effective_venue(self.bot, interaction, venue)
         found = self.bot.engine.random(venue, self.rng)  # memory only; raises BadFilter
         await components.show_paper(interaction, found.id, ephemeral=self.ephemeral)
 

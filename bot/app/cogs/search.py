@@ -9,7 +9,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app import components
-from bot.app.checks import venue_choices
+from bot.app.checks import effective_venue, venue_choices
 from bot.app.components import LIMIT_MAX, QUERY_MAX, VENUE_MAX, PageState
 from bot.search.models import BadFilter, EmptyQuery
 
@@ -36,7 +36,7 @@ class Search(commands.Cog):
     )
     @app_commands.describe(
         query='A few words; "a phrase", -exclude, author:name, venue:icml, year:2026 also work',
-        venue="Only papers from this venue (start typing for the list)",
+        venue="Only papers from this venue (start typing; all: every venue despite a default)",
         limit="Papers per page (1-10)",
     )
     @app_commands.checks.dynamic_cooldown(search_cooldown, key=lambda i: i.user.id)
@@ -49,6 +49,7 @@ class Search(commands.Cog):
     ) -> None:
         if not query.strip():
             raise EmptyQuery()
+        venue = await effective_venue(self.bot, interaction, venue)
         if venue and ":" in venue:
             raise BadFilter(f"Unknown venue {venue!r}. Pick one from the suggestions.")
         # Discord enforces 1-10 in its client only; a raw API call may send anything.
