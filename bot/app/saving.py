@@ -13,11 +13,13 @@ button under a week-old daily post still works after any number of restarts:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import discord
 
 from bot.app import library, limits, render, respond
+from bot.app.items import BotItem, Match
 from bot.storage.follows import Follows
 
 if TYPE_CHECKING:
@@ -27,8 +29,7 @@ NOTICE_PAGE = 10  # papers per follow notification page
 NOTICE_TITLE = re.compile(r"^🆕 New papers for “(.*)”$", re.S)
 
 
-def _bot(interaction: discord.Interaction) -> PaperBot:
-    return interaction.client  # type: ignore[return-value]
+Button = discord.ui.Button[discord.ui.View]
 
 
 def save_button(paper_id: str) -> SaveButton | None:
@@ -46,8 +47,8 @@ def save_view(paper_id: str) -> discord.ui.View:
 
 
 def pager(
-    make: Any, page: int, pages: int, *, row: int = 0
-) -> list[discord.ui.DynamicItem[discord.ui.Button]]:
+    make: Callable[[int, str], BotItem[Button]], page: int, pages: int, *, row: int = 0
+) -> list[BotItem[Button]]:
     """◀ ▶ for page `page` of `pages`, built by `make(target page, label)`; disabled at the ends."""
     buttons = []
     for target, label in ((page - 1, "◀"), (page + 1, "▶")):
@@ -76,9 +77,7 @@ def notice_view(batch: str, page: int, pages: int) -> discord.ui.View | None:
     return view
 
 
-class SaveButton(
-    discord.ui.DynamicItem[discord.ui.Button], template=re.compile(r"pb:save:(?P<ref>.+)", re.S)
-):
+class SaveButton(BotItem[Button], template=re.compile(r"pb:save:(?P<ref>.+)", re.S)):
     """Save under a paper: adds it to the clicker's library; the answer only they see."""
 
     def __init__(self, paper_id: str) -> None:
@@ -93,16 +92,13 @@ class SaveButton(
         self.paper_id = paper_id
 
     @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    def restore(
+        cls, interaction: discord.Interaction[PaperBot], item: discord.ui.Item[Any], match: Match
     ) -> SaveButton:
         return cls(match["ref"])
 
-    async def callback(self, interaction: discord.Interaction) -> None:
-        await respond.guarded(interaction, self._save(interaction))
-
-    async def _save(self, interaction: discord.Interaction) -> None:
-        bot = _bot(interaction)
+    async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:
+        bot = interaction.client
         store = library.library_of(bot.storage)
         paper, new = await library.save(
             store, bot.engine, interaction.user.id, self.paper_id, interaction.guild_id
@@ -110,9 +106,7 @@ class SaveButton(
         await respond.send(interaction, content=library.saved_text(paper, new), ephemeral=True)
 
 
-class LibraryPageButton(
-    discord.ui.DynamicItem[discord.ui.Button], template=r"pb:lib:(?P<page>\d{1,5})"
-):
+class LibraryPageButton(BotItem[Button], template=r"pb:lib:(?P<page>\d{1,5})"):
     """◀ ▶ of `/library show`: always the clicker's own library (the reply is theirs only)."""
 
     def __init__(self, page: int, label: str = "▶") -> None:
@@ -124,17 +118,19 @@ class LibraryPageButton(
         self.page = page
 
     @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    def restore(
+        cls, interaction: discord.Interaction[PaperBot], item: discord.ui.Item[Any], match: Match
     ) -> LibraryPageButton:
         return cls(int(match["page"]))
 
-    async def callback(self, interaction: discord.Interaction) -> None:
-        await respond.guarded(interaction, show_library(interaction, self.page, edit=True))
+    async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:
+        await show_library(interaction, self.page, edit=True)
 
 
-async def show_library(interaction: discord.Interaction, page: int, *, edit: bool) -> None:
-    bot = _bot(interaction)
+async def show_library(
+    interaction: discord.Interaction[PaperBot], page: int, *, edit: bool
+) -> None:
+    bot = interaction.client
     store = library.library_of(bot.storage)
     view = await library.load_page(store, interaction.user.id, page)
     embed = library.library_embed(view, bot.engine)
@@ -149,8 +145,7 @@ async def show_library(interaction: discord.Interaction, page: int, *, edit: boo
 
 
 class NoticePageButton(
-    discord.ui.DynamicItem[discord.ui.Button],
-    template=r"pb:fb:(?P<batch>[0-9a-f]{1,32}):(?P<page>\d{1,4})",
+    BotItem[Button], template=r"pb:fb:(?P<batch>[0-9a-f]{1,32}):(?P<page>\d{1,4})"
 ):
     """◀ ▶ under a follow notification: the other papers of the same batch."""
 
@@ -164,16 +159,13 @@ class NoticePageButton(
         self.page = page
 
     @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    def restore(
+        cls, interaction: discord.Interaction[PaperBot], item: discord.ui.Item[Any], match: Match
     ) -> NoticePageButton:
         return cls(match["batch"], int(match["page"]))
 
-    async def callback(self, interaction: discord.Interaction) -> None:
-        await respond.guarded(interaction, self._page(interaction))
-
-    async def _page(self, interaction: discord.Interaction) -> None:
-        bot = _bot(interaction)
+    async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:
+        bot = interaction.client
         if bot.storage is None:
             raise library.Refused("This notice can no longer be paged (no database).")
         ids = await Follows(bot.storage).batch(self.batch)
@@ -198,9 +190,7 @@ def notice_query(message: discord.Message | None) -> str:
     return "your follow"
 
 
-class ForgetButton(
-    discord.ui.DynamicItem[discord.ui.Button], template=r"pb:forget:(?P<user>\d{1,20})"
-):
+class ForgetButton(BotItem[Button], template=r"pb:forget:(?P<user>\d{1,20})"):
     """The confirmation of `/library clear`; only the reader who asked can press it."""
 
     def __init__(self, user_id: int) -> None:
@@ -215,18 +205,15 @@ class ForgetButton(
         self.user_id = user_id
 
     @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    def restore(
+        cls, interaction: discord.Interaction[PaperBot], item: discord.ui.Item[Any], match: Match
     ) -> ForgetButton:
         return cls(int(match["user"]))
 
-    async def callback(self, interaction: discord.Interaction) -> None:
-        await respond.guarded(interaction, self._forget(interaction))
-
-    async def _forget(self, interaction: discord.Interaction) -> None:
+    async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:
         if interaction.user.id != self.user_id:
             raise library.Refused("This button belongs to someone else's /library clear.")
-        bot = _bot(interaction)
+        bot = interaction.client
         counts = await library.library_of(bot.storage).forget_user(self.user_id)
         done = ", ".join(f"{n} {kind}" for kind, n in counts.items())
         embed = render.finish(
@@ -237,7 +224,7 @@ class ForgetButton(
         await respond.send(interaction, embed=embed, view=discord.ui.View(timeout=None), edit=True)
 
 
-DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
+DYNAMIC_ITEMS: tuple[type[BotItem[Any]], ...] = (
     SaveButton,
     LibraryPageButton,
     NoticePageButton,

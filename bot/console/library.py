@@ -17,8 +17,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import discord
 
 from bot.app import library, notify
+from bot.app.saving import NOTICE_PAGE
 from bot.config import ConfigError
 from bot.storage.follows import Follows
+from bot.storage.library import Library
 from bot.storage.sqlite import Storage
 
 if TYPE_CHECKING:
@@ -75,7 +77,7 @@ class LocalLibrary:
 
     def save(self, paper: Paper) -> None:
         async def go(storage: Storage) -> tuple[Paper, bool]:
-            return await library.save(library.Library(storage), self.engine(), LOCAL_USER, paper.id)
+            return await library.save(Library(storage), self.engine(), LOCAL_USER, paper.id)
 
         saved, new = self._run(go)
         self.write(library.saved_text(saved, new).replace("**", "") + "\n")
@@ -94,7 +96,7 @@ class LocalLibrary:
             self._confirm_clear = False
         if verb in ("", "show"):
             page = int(arg) if arg.isdigit() else 1
-            view = self._run(lambda s: library.load_page(library.Library(s), LOCAL_USER, page))
+            view = self._run(lambda s: library.load_page(Library(s), LOCAL_USER, page))
             self.show(library.library_embed(view, engine))
         elif verb in ("read", "unread", "remove"):
             self._change(verb, arg)
@@ -102,7 +104,7 @@ class LocalLibrary:
             fmt, _, target = arg.partition(" ")
             fmt = fmt.lower() or "bibtex"
             name, data, count, _missing = self._run(
-                lambda s: library.export_file(library.Library(s), engine, LOCAL_USER, fmt)
+                lambda s: library.export_file(Library(s), engine, LOCAL_USER, fmt)
             )
             if target.strip():
                 path = Path(target.strip()).expanduser()
@@ -117,7 +119,7 @@ class LocalLibrary:
                     "Type `/library clear yes` to confirm.\n"
                 )
                 return
-            counts = self._run(lambda s: library.Library(s).forget_user(LOCAL_USER))
+            counts = self._run(lambda s: Library(s).forget_user(LOCAL_USER))
             self.write("Deleted: " + ", ".join(f"{n} {k}" for k, n in counts.items()) + ".\n")
         else:
             self.write(f"Unknown /library command {verb!r}.\n" + LIBRARY_HELP)
@@ -126,7 +128,7 @@ class LocalLibrary:
         engine = self.engine()
 
         async def go(storage: Storage) -> str:
-            store = library.Library(storage)
+            store = Library(storage)
             paper_id = await library.resolve_saved(store, engine, LOCAL_USER, ref)
             if verb == "remove":
                 await store.remove(LOCAL_USER, paper_id)
@@ -167,6 +169,6 @@ class LocalLibrary:
         notices = self._run(lambda s: notify.plan(s, self.engine(), library.now()))
         for notice in notices:
             self.show(notify.notice_message(notice)[0])
-            if len(notice.papers) > notify.NOTICE_PAGE:
-                for paper in notice.papers[notify.NOTICE_PAGE :]:
+            if len(notice.papers) > NOTICE_PAGE:
+                for paper in notice.papers[NOTICE_PAGE:]:
                     self.write(f"  {paper.id}  {paper.title}\n")

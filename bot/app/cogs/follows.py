@@ -87,7 +87,7 @@ class FollowsCog(commands.Cog, name="Follows"):
     )
     async def add(
         self,
-        interaction: discord.Interaction,
+        interaction: discord.Interaction[PaperBot],
         query: app_commands.Range[str, 1, QUERY_MAX],
         channel: discord.TextChannel | None = None,
     ) -> None:
@@ -134,7 +134,7 @@ class FollowsCog(commands.Cog, name="Follows"):
         await self._ok(interaction, text)
 
     @follow.command(name="list", description="Your follows and this server's channel follows")
-    async def list_(self, interaction: discord.Interaction) -> None:
+    async def list_(self, interaction: discord.Interaction[PaperBot]) -> None:
         follows = self._follows()
         mine = await follows.personal(interaction.user.id)
         embed = library.follows_embed(mine, "🔔 Your follows")
@@ -148,7 +148,7 @@ class FollowsCog(commands.Cog, name="Follows"):
     @follow.command(name="remove", description="Stop a follow")
     @app_commands.describe(follow="The follow (start typing its query)")
     async def remove(
-        self, interaction: discord.Interaction, follow: app_commands.Range[str, 1, 20]
+        self, interaction: discord.Interaction[PaperBot], follow: app_commands.Range[str, 1, 20]
     ) -> None:
         follows = self._follows()
         found = await follows.get(follow.strip().strip("`"))
@@ -169,7 +169,7 @@ class FollowsCog(commands.Cog, name="Follows"):
 
     @remove.autocomplete("follow")
     async def follow_autocomplete(
-        self, interaction: discord.Interaction, current: str
+        self, interaction: discord.Interaction[PaperBot], current: str
     ) -> list[app_commands.Choice[str]]:
         if self.bot.storage is None:
             return []
@@ -186,7 +186,7 @@ class FollowsCog(commands.Cog, name="Follows"):
                 choices.append(app_commands.Choice(name=name, value=f.follow_id))
         return choices[: limits.CHOICES]
 
-    async def _ok(self, interaction: discord.Interaction, text: str) -> None:
+    async def _ok(self, interaction: discord.Interaction[PaperBot], text: str) -> None:
         embed = render.finish(discord.Embed(description=text, colour=render.COLOR))
         await respond.send(interaction, embed=embed, ephemeral=True)
 

@@ -15,6 +15,7 @@ from discord.ext import commands
 
 from bot.app import library, limits, render, respond, saving
 from bot.search.export import FORMATS
+from bot.storage.library import Library
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
@@ -22,26 +23,26 @@ if TYPE_CHECKING:
 REF_MAX = 100
 
 
-class Library(commands.Cog):
+class LibraryCog(commands.Cog, name="Library"):
     library = app_commands.Group(name="library", description="Your saved papers")
 
     def __init__(self, bot: PaperBot) -> None:
         self.bot = bot
 
-    def _store(self) -> library.Library:
+    def _store(self) -> Library:
         return library.library_of(self.bot.storage)
 
     @library.command(name="show", description="Your saved papers, newest first, read or unread")
     @app_commands.describe(page="Which page (5 papers each)")
     async def show(
-        self, interaction: discord.Interaction, page: app_commands.Range[int, 1, 9999] = 1
+        self, interaction: discord.Interaction[PaperBot], page: app_commands.Range[int, 1, 9999] = 1
     ) -> None:
         await saving.show_library(interaction, page, edit=False)
 
     @library.command(name="remove", description="Remove a paper from your library")
     @app_commands.describe(paper="Start typing a title from your library")
     async def remove(
-        self, interaction: discord.Interaction, paper: app_commands.Range[str, 1, REF_MAX]
+        self, interaction: discord.Interaction[PaperBot], paper: app_commands.Range[str, 1, REF_MAX]
     ) -> None:
         store = self._store()
         paper_id = await library.resolve_saved(store, self.bot.engine, interaction.user.id, paper)
@@ -52,7 +53,7 @@ class Library(commands.Cog):
     @app_commands.describe(paper="Start typing a title from your library", read="False: unread")
     async def read(
         self,
-        interaction: discord.Interaction,
+        interaction: discord.Interaction[PaperBot],
         paper: app_commands.Range[str, 1, REF_MAX],
         read: bool = True,
     ) -> None:
@@ -68,7 +69,7 @@ class Library(commands.Cog):
     )
     @app_commands.choices(format=[app_commands.Choice(name=f, value=f) for f in FORMATS])
     async def export(
-        self, interaction: discord.Interaction, format: app_commands.Choice[str]
+        self, interaction: discord.Interaction[PaperBot], format: app_commands.Choice[str]
     ) -> None:
         name, data, count, missing = await library.export_file(
             self._store(), self.bot.engine, interaction.user.id, format.value
@@ -83,7 +84,7 @@ class Library(commands.Cog):
     @library.command(
         name="clear", description="Delete everything the bot stores about you (asks first)"
     )
-    async def clear(self, interaction: discord.Interaction) -> None:
+    async def clear(self, interaction: discord.Interaction[PaperBot]) -> None:
         count = await self._store().count(interaction.user.id)
         view = discord.ui.View(timeout=None)
         view.add_item(saving.ForgetButton(interaction.user.id))
@@ -97,7 +98,7 @@ class Library(commands.Cog):
     @remove.autocomplete("paper")
     @read.autocomplete("paper")
     async def saved_autocomplete(
-        self, interaction: discord.Interaction, current: str
+        self, interaction: discord.Interaction[PaperBot], current: str
     ) -> list[app_commands.Choice[str]]:
         if self.bot.storage is None:
             return []
@@ -116,10 +117,10 @@ class Library(commands.Cog):
                 break
         return choices
 
-    async def _ok(self, interaction: discord.Interaction, text: str) -> None:
+    async def _ok(self, interaction: discord.Interaction[PaperBot], text: str) -> None:
         embed = render.finish(discord.Embed(description=text, colour=render.COLOR))
         await respond.send(interaction, embed=embed, ephemeral=True)
 
 
 async def setup(bot: PaperBot) -> None:
-    await bot.add_cog(Library(bot))
+    await bot.add_cog(LibraryCog(bot))

@@ -19,6 +19,7 @@ from bot.app import library, render, respond
 from bot.app.checks import manager_only, venue_choices
 from bot.app.components import VENUE_MAX
 from bot.search.models import BadFilter
+from bot.storage.library import Library
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
@@ -35,7 +36,7 @@ class Server(commands.Cog):
     def __init__(self, bot: PaperBot) -> None:
         self.bot = bot
 
-    def _store(self) -> library.Library:
+    def _store(self) -> Library:
         return library.library_of(self.bot.storage)
 
     @app_commands.command(name="top", description="This server's most saved and most liked papers")
@@ -45,7 +46,9 @@ class Server(commands.Cog):
     )
     @app_commands.guild_only()
     async def top(
-        self, interaction: discord.Interaction, period: app_commands.Choice[str] | None = None
+        self,
+        interaction: discord.Interaction[PaperBot],
+        period: app_commands.Choice[str] | None = None,
     ) -> None:
         assert interaction.guild_id is not None
         span = period.value if period else "week"
@@ -63,7 +66,7 @@ class Server(commands.Cog):
     @app_commands.check(manager_only)
     async def venue(
         self,
-        interaction: discord.Interaction,
+        interaction: discord.Interaction[PaperBot],
         venue: app_commands.Range[str, 1, VENUE_MAX] | None = None,
     ) -> None:
         assert interaction.guild_id is not None
@@ -84,7 +87,7 @@ class Server(commands.Cog):
 
     @venue.autocomplete("venue")
     async def venue_autocomplete(
-        self, interaction: discord.Interaction, current: str
+        self, interaction: discord.Interaction[PaperBot], current: str
     ) -> list[app_commands.Choice[str]]:
         return await venue_choices(self.bot, current)
 
