@@ -7,8 +7,9 @@ entry, untouched apart from its key being kept. Otherwise an entry is generated:
   the same every time the same paper is exported (people cite it from their .tex files); two
   papers of one export that would share a key get `a`, `b`... in the order of their paper ids;
 * text is escaped for BibTeX/LaTeX: `\\ { } $ & % # _ ~ ^` outside inline math become their
-  LaTeX commands, while `$...$` math (common in ML titles) is kept as written; braces stay
-  balanced, so a parser never runs past the end of a field;
+  LaTeX commands (braces as `\\textbraceleft{}`: BibTeX counts even escaped braces), while
+  `$...$` math (common in ML titles) with balanced braces is kept as written, so a parser never
+  runs past the end of a field;
 * the title is wrapped in an extra pair of braces so bibliography styles keep its capitals
   (acronyms like "PAC" or "BERT").
 """
@@ -30,8 +31,9 @@ FORMATS = ("bibtex", "markdown", "csv")
 EXTENSIONS = {"bibtex": "bib", "markdown": "md", "csv": "csv"}
 _SPECIAL = {
     "\\": r"\textbackslash{}",
-    "{": r"\{",
-    "}": r"\}",
+    # BibTeX counts every brace, escaped or not, so a lone one would end the field early.
+    "{": r"\textbraceleft{}",
+    "}": r"\textbraceright{}",
     "&": r"\&",
     "%": r"\%",
     "#": r"\#",
@@ -72,10 +74,9 @@ def _escape_plain(text: str) -> str:
 
 
 def _balanced(text: str) -> bool:
+    """Braces nest properly (BibTeX counts `\\{` too, so backslashes do not excuse one)."""
     depth = 0
-    for i, ch in enumerate(text):
-        if ch in "{}" and i and text[i - 1] == "\\":
-            continue
+    for ch in text:
         depth += 1 if ch == "{" else -1 if ch == "}" else 0
         if depth < 0:
             return False
@@ -128,7 +129,9 @@ def _venue_kind(paper: Paper) -> str:
 
 def bibtex_entry(paper: Paper, key: str) -> str:
     """One generated `@inproceedings` (or `@misc`) entry."""
-    source = getattr(paper, "bibtex", None)  # the source's own entry, when the corpus has one
+    # The source's own entry, when the corpus has one (`Paper.bibtex`, issue 13; read with
+    # getattr so this works before and after that field exists).
+    source = getattr(paper, "bibtex", None)
     if isinstance(source, str) and source.strip().startswith("@"):
         return source.strip()
     fields: list[tuple[str, str]] = [("title", "{" + escape_text(paper.title) + "}")]

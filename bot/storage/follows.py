@@ -165,11 +165,12 @@ class Follows:
             first = c.execute("SELECT COUNT(*) FROM corpus_papers").fetchone()[0] == 0
             known = {r[0] for r in c.execute("SELECT paper_id FROM corpus_papers")}
             new = [pid for pid in ids if pid not in known]
-            c.executemany(
-                "INSERT INTO corpus_papers (paper_id, added_at) VALUES (?, ?) "
-                "ON CONFLICT (paper_id) DO NOTHING",
-                [(pid, ts(now)) for pid in new],
-            )
+            for pid in new:  # plain execute: the one call both backends' connections share
+                c.execute(
+                    "INSERT INTO corpus_papers (paper_id, added_at) VALUES (?, ?) "
+                    "ON CONFLICT (paper_id) DO NOTHING",
+                    (pid, ts(now)),
+                )
             return [] if first else new
 
         return await self.storage.run(q)

@@ -157,7 +157,7 @@ async def test_export_bibtex_parses_back_with_every_field(
     assert entry.type == "inproceedings"
     fields = entry.fields
     assert fields["title"] == (
-        r"{Learning $\ell_1$ \& 100\% \{Sparse\} Models\_v2 \#1: BERT "
+        r"{Learning $\ell_1$ \& 100\% \textbraceleft{}Sparse\textbraceright{} Models\_v2 \#1: BERT "
         r"\textasciitilde{} GPT\textasciicircum{}2}"
     )
     assert fields["booktitle"] == "NeurIPS 2025"
@@ -165,7 +165,8 @@ async def test_export_bibtex_parses_back_with_every_field(
     assert fields["url"] == "https://openreview.net/forum?id=abc_123"
     assert fields["keywords"] == r"sparsity, L1 \& friends"
     assert fields["abstract"] == (
-        r"We study sparse models. A \{brace\} and a back\textbackslash{}slash and 50\% of "
+        r"We study sparse models. A \textbraceleft{}brace\textbraceright{} and a "
+        r"back\textbackslash{}slash and 50\% of "
         r"$x_i^2$ terms."
     )
     assert fields["note"] == "paper id: test/tricky-1"

@@ -97,6 +97,8 @@ async def test_server_default_venue_applies_to_search_and_random(daily_env: Dail
     assert not every.embed["footer"]["text"].endswith("in ICML 2026")
     rand = await daily_env.slash("random", user=fake.alice)
     assert rand.embed["fields"][1]["value"] == "ICML 2026"
+    new = await daily_env.slash("new", user=fake.alice)
+    assert "ICML 2026" in text_of(new)
     cleared = await daily_env.slash("server venue", ephemeral=True)
     assert "every venue" in text_of(cleared)
     again = await daily_env.slash("search", {"query": "transport"}, user=fake.alice)

@@ -14,7 +14,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app import components
-from bot.app.checks import venue_choices
+from bot.app.checks import effective_venue, venue_choices
 from bot.app.components import LIMIT_MAX, VENUE_MAX, PageState
 from bot.search.models import BadFilter
 from bot.search.recent import MAX_DAYS
@@ -32,7 +32,7 @@ class New(commands.Cog):
     @app_commands.command(name="new", description="Papers added to the bot recently, newest first")
     @app_commands.describe(
         days=f"How many days back (1-{MAX_DAYS}, default {DEFAULT_DAYS})",
-        venue="Only papers from this venue (start typing for the list)",
+        venue="Only papers from this venue (start typing; all: every venue despite a default)",
         limit="Papers per page (1-10)",
     )
     async def new(
@@ -42,6 +42,7 @@ class New(commands.Cog):
         venue: app_commands.Range[str, 1, VENUE_MAX] | None = None,
         limit: app_commands.Range[int, 1, LIMIT_MAX] | None = None,
     ) -> None:
+        venue = await effective_venue(self.bot, interaction, venue)
         if venue and ":" in venue:
             raise BadFilter(f"Unknown venue {venue!r}. Pick one from the suggestions.")
         # Discord enforces the ranges in its client only; a raw API call may send anything.
