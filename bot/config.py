@@ -67,6 +67,15 @@ class DailySettings:
     open_thread: bool = True
 
 
+@dataclass(frozen=True, slots=True)
+class LibrarySettings:
+    """Limits of readers' libraries and follows (issue 16), against abuse of one bot by a few."""
+
+    max_saved: int = 1000
+    follows_per_user: int = 10
+    follows_per_server: int = 25
+
+
 SOURCE_KINDS = ("openreview", "arxiv", "paperlist")
 _HHMM = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
 
@@ -126,6 +135,7 @@ class Settings:
     discord: DiscordSettings = DiscordSettings()
     storage: StorageSettings = StorageSettings()
     daily: DailySettings = DailySettings()
+    library: LibrarySettings = LibrarySettings()
     sources: SourcesSettings = SourcesSettings()
     secrets: Secrets = Secrets()
     source: Path | None = None
@@ -159,6 +169,9 @@ RANGES: dict[tuple[str, str], tuple[float, float]] = {
     ("daily", "retry_window_hours"): (0.0, 24.0),
     ("daily", "retry_base_seconds"): (1.0, 86400.0),
     ("daily", "retry_max_seconds"): (1.0, 86400.0),
+    ("library", "max_saved"): (1, 100_000),
+    ("library", "follows_per_user"): (0, 1000),
+    ("library", "follows_per_server"): (0, 10_000),
 }
 
 
@@ -368,6 +381,7 @@ def load_settings(
         "discord": DiscordSettings,
         "storage": StorageSettings,
         "daily": DailySettings,
+        "library": LibrarySettings,
     }
     unknown = sorted(set(raw) - set(sections) - {"sources"})
     if unknown:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.app import limits, render
+from bot.config import LibrarySettings
 from bot.search import export
 from bot.search.models import Paper, SearchError, UnknownPaper
 from bot.storage.follows import Follow
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
     from bot.storage.sqlite import Storage
 
 PAGE_SIZE = 5
-MAX_SAVED = 1000  # per reader: an export stays one small file
 EXPORT_MAX_BYTES = 8 * 1024 * 1024  # under the smallest upload limit Discord has for bots
 PERIODS = {"week": timedelta(days=7), "month": timedelta(days=30), "all": None}
 TOP_SIZE = 5
@@ -58,13 +58,20 @@ def find(engine: SearchEngine, paper_id: str) -> Paper | None:
 
 
 async def save(
-    library: Library, engine: SearchEngine, user_id: int, ref: str, guild_id: int | None = None
+    library: Library,
+    engine: SearchEngine,
+    user_id: int,
+    ref: str,
+    guild_id: int | None = None,
+    *,
+    max_saved: int = LibrarySettings().max_saved,
 ) -> tuple[Paper, bool]:
-    """Save a paper (by id or title); (paper, newly saved). Saving twice changes nothing."""
+    """Save a paper (by id or title); (paper, newly saved). Saving twice changes nothing.
+    `max_saved` is [library] max_saved."""
     paper = engine.paper(ref)
-    if await library.get(user_id, paper.id) is None and await library.count(user_id) >= MAX_SAVED:
+    if await library.get(user_id, paper.id) is None and await library.count(user_id) >= max_saved:
         raise Refused(
-            f"Your library is full ({MAX_SAVED} papers). Remove some with /library remove "
+            f"Your library is full ({max_saved} papers). Remove some with /library remove "
             "or export and clear it."
         )
     return paper, await library.save(user_id, paper.id, now(), guild_id)

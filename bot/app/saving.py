@@ -101,7 +101,12 @@ class SaveButton(BotItem[Button], template=re.compile(r"pb:save:(?P<ref>.+)", re
         bot = interaction.client
         store = library.library_of(bot.storage)
         paper, new = await library.save(
-            store, bot.engine, interaction.user.id, self.paper_id, interaction.guild_id
+            store,
+            bot.engine,
+            interaction.user.id,
+            self.paper_id,
+            interaction.guild_id,
+            max_saved=bot.settings.library.max_saved,
         )
         await respond.send(interaction, content=library.saved_text(paper, new), ephemeral=True)
 

@@ -18,7 +18,7 @@ import discord
 
 from bot.app import library, notify
 from bot.app.saving import NOTICE_PAGE
-from bot.config import ConfigError
+from bot.config import ConfigError, LibrarySettings
 from bot.storage.follows import Follows
 from bot.storage.library import Library
 from bot.storage.sqlite import Storage
@@ -47,8 +47,10 @@ class LocalLibrary:
         engine: Callable[[], SearchEngine],
         show: Callable[[discord.Embed], None],
         write: Callable[[str], None],
+        max_saved: int = LibrarySettings().max_saved,
     ) -> None:
         self.database = database
+        self.max_saved = max_saved
         self.engine = engine
         self.show = show
         self.write = write
@@ -77,7 +79,9 @@ class LocalLibrary:
 
     def save(self, paper: Paper) -> None:
         async def go(storage: Storage) -> tuple[Paper, bool]:
-            return await library.save(Library(storage), self.engine(), LOCAL_USER, paper.id)
+            return await library.save(
+                Library(storage), self.engine(), LOCAL_USER, paper.id, max_saved=self.max_saved
+            )
 
         saved, new = self._run(go)
         self.write(library.saved_text(saved, new).replace("**", "") + "\n")

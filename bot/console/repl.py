@@ -23,7 +23,7 @@ import discord
 
 from bot.app import render
 from bot.app.components import LIMIT_MAX, PageState
-from bot.config import Settings
+from bot.config import LibrarySettings, Settings
 from bot.console.library import LIBRARY_HELP, LocalLibrary
 from bot.console.text import embed_text
 from bot.search.engine import SearchEngine
@@ -67,7 +67,10 @@ class Console:
         self.paper: Paper | None = None
         if database is None:
             database = settings.storage.database if settings is not None else ":memory:"
-        self.library = LocalLibrary(database, lambda: self.engine, self.show, self.write)
+        limit = (settings.library if settings is not None else LibrarySettings()).max_saved
+        self.library = LocalLibrary(
+            database, lambda: self.engine, self.show, self.write, max_saved=limit
+        )
 
     def write(self, text: str) -> None:
         self.out.write(text)

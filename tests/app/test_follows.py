@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import pytest_asyncio
 
 from bot.app.client import PaperBot
-from bot.config import SearchSettings
+from bot.config import LibrarySettings, SearchSettings
 from bot.search.engine import SearchEngine
 from bot.search.models import Link, Paper
 from bot.storage.follows import Follows
@@ -199,3 +199,19 @@ async def test_follow_limits_and_bad_queries(env: Env) -> None:
     assert "Stopped following **topic 0**" in gone.embed["description"]
     other = await env.slash("follow remove", {"follow": first.follow_id}, user=env.fake.admin)
     assert "No follow" in other.embed["description"]
+
+
+async def test_limits_come_from_the_settings(env: Env) -> None:
+    bot = await env.start()
+    bot.settings = replace(
+        bot.settings, library=LibrarySettings(follows_per_user=1, follows_per_server=1)
+    )
+    await env.slash("follow add", {"query": "graphs"})
+    mine = await env.slash("follow add", {"query": "trees"})
+    assert "You already follow 1 queries" in mine.embed["description"]
+    channel = env.fake.guild.channel("papers")
+    await env.slash("follow add", {"query": "graphs", "channel": channel}, user=env.fake.admin)
+    server = await env.slash(
+        "follow add", {"query": "trees", "channel": channel}, user=env.fake.admin
+    )
+    assert "This server already has 1 channel follows" in server.embed["description"]

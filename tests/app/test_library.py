@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -13,7 +14,7 @@ import pytest_asyncio
 from pybtex.database import parse_string
 
 from bot.app.client import PaperBot
-from bot.config import SearchSettings
+from bot.config import LibrarySettings, SearchSettings
 from bot.search.engine import SearchEngine
 from bot.search.models import Link, Paper
 from bot.storage.sqlite import Storage
@@ -241,3 +242,17 @@ async def test_save_from_the_daily_post(daily_env: DailyEnv) -> None:  # noqa: F
     assert saved.content.startswith("📚 Saved")
     shown = await daily_env.slash("library show", user=fake.alice, ephemeral=True)
     assert save_id.removeprefix("pb:save:") in shown.embed["description"]
+
+
+async def test_a_full_library_says_so(env: tuple[FakeDiscord, PaperBot]) -> None:
+    fake, bot = env
+    bot.settings = replace(bot.settings, library=LibrarySettings(max_saved=1))
+    results = await _slash(fake, "search", {"query": "sparse"})
+    first, second = (o["value"] for o in results.components[0]["components"][0]["options"][:2])
+    details = []
+    for paper_id in (first, second):
+        details.append(await answered(await fake.select(results, "pb:open", [paper_id]), type=4))
+        reply = await answered(await fake.click(details[-1], f"pb:save:{paper_id}"), type=4)
+    assert "Your library is full (1 papers)" in reply.embed["description"]
+    again = await answered(await fake.click(details[0], f"pb:save:{first}"), type=4)
+    assert "already in your library" in again.content  # saving twice is still harmless

@@ -26,8 +26,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 QUERY_MAX = 100
-PER_USER = 10  # personal follows per reader
-PER_SERVER = 25  # channel follows per server
 
 
 class FollowsCog(commands.Cog, name="Follows"):
@@ -97,21 +95,23 @@ class FollowsCog(commands.Cog, name="Follows"):
         self.bot.engine.search(query, limit=1)  # bad syntax or venue: a clear message, nothing kept
         follows = self._follows()
         user = interaction.user.id
+        per_user = self.bot.settings.library.follows_per_user
+        per_server = self.bot.settings.library.follows_per_server
         if channel is not None:
             await manager_only(interaction)
             assert interaction.guild_id is not None
             existing = await follows.of_guild(interaction.guild_id)
-            if len(existing) >= PER_SERVER:
+            if len(existing) >= per_server:
                 raise library.Refused(
-                    f"This server already has {PER_SERVER} channel follows, the most allowed. "
+                    f"This server already has {per_server} channel follows, the most allowed. "
                     "Remove one with /follow remove first."
                 )
             same = [f for f in existing if f.channel_id == channel.id and f.query == query]
         else:
             existing = await follows.personal(user)
-            if len(existing) >= PER_USER:
+            if len(existing) >= per_user:
                 raise library.Refused(
-                    f"You already follow {PER_USER} queries, the most allowed. "
+                    f"You already follow {per_user} queries, the most allowed. "
                     "Remove one with /follow remove first."
                 )
             same = [f for f in existing if f.query == query]
