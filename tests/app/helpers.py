@@ -1,8 +1,8 @@
 """Shared helpers for the loopback bot tests: building a PaperBot and checking Discord's limits.
 
-The fake Discord records what the bot sends but does not enforce Discord's length limits, so
-`assert_within_limits` checks every reply body the way Discord's API would (it would answer
-400 Invalid Form Body).
+The fake Discord refuses what Discord refuses (400 / 50035, tests/fakediscord/validate.py);
+`assert_within_limits` checks a rendered body directly, for unit tests of the renderers that
+run without the stand-in and to name the broken limit at the assertion.
 """
 
 from __future__ import annotations

@@ -42,6 +42,7 @@ class Probe(discord.Client):
 
 @pytest_asyncio.fixture
 async def probe(fake_discord: FakeDiscord, connect_bot: Any) -> AsyncIterator[Probe]:
+    fake_discord.rest.refusals_expected = True  # every test here sends what Discord refuses
     client = Probe()
     await connect_bot(client)
     yield client

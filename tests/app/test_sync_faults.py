@@ -68,6 +68,7 @@ async def test_refused_sync_keeps_serving_what_discord_has(
     storage: Storage,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
+    fake_discord.rest.refusals_expected = True  # the /reload description is refused
     settings = make_settings(fake_discord)
     first = await connect_bot(make_bot(settings, icml_engine, storage), TOKEN)
     before = fake_discord.commands()

@@ -1,6 +1,8 @@
 """pytest fixtures; a conftest uses them with ``from tests.fakediscord.fixtures import *``.
 
-* ``fake_discord`` - a started, patched :class:`FakeDiscord` (closed after the test).
+* ``fake_discord`` - a started, patched :class:`FakeDiscord` (closed after the test). A test
+  whose requests were refused (400/50035) fails at teardown unless it set
+  ``fake.rest.refusals_expected = True``: the bot's own traffic must always be acceptable.
 * ``connect_bot`` - ``await connect_bot(bot)`` logs a bot in against the fake, waits until ready,
   and closes it at teardown (before the fake stops).
 """
@@ -11,6 +13,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import discord
+import pytest
 import pytest_asyncio
 
 from .harness import BotConnection, connect
@@ -22,8 +25,13 @@ __all__ = ["connect_bot", "fake_discord"]
 
 @pytest_asyncio.fixture
 async def fake_discord() -> AsyncIterator[FakeDiscord]:
+    """The fake; a test whose traffic Discord would refuse fails, unless it expects refusals."""
     async with _fake_discord() as fake:
         yield fake
+        refused = [c for c in fake.rest.refused if not fake.rest.refusals_expected]
+        if refused:
+            lines = [f"{c.method} {c.path}: {c.response}" for c in refused[:5]]
+            pytest.fail("Discord would refuse what was sent:\n" + "\n".join(lines))
 
 
 @pytest_asyncio.fixture

@@ -136,6 +136,8 @@ class RestServer:
         self.use_spec = True
         #: requests refused with 400 / 50035, for tests to inspect
         self.refused: list[Call] = []
+        #: set by a test that sends refused payloads on purpose (see fixtures.fake_discord)
+        self.refusals_expected = False
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         path = API_PREFIX.sub("", request.path) or "/"
