@@ -99,12 +99,15 @@ class _Checker:
             self.add(f"{prefix}options", f"has {len(options)}; at most {limits.COMMAND_OPTIONS}")
         seen_optional = None
         for option in options:
+            kind = option.get("type")
+            if kind in (SUB_COMMAND, SUB_COMMAND_GROUP):  # named as typed: "/admin reload"
+                sub = _Checker(f"{self.where} {option.get('name')}")
+                sub.described("", option)
+                sub.options("", option.get("options") or [])
+                self.problems += sub.problems
+                continue
             label = f"{prefix}option {option.get('name')!r} "
             self.described(label, option)
-            kind = option.get("type")
-            if kind in (SUB_COMMAND, SUB_COMMAND_GROUP):
-                self.options(label, option.get("options") or [])
-                continue
             if option.get("required"):
                 if seen_optional is not None:
                     self.add(

@@ -92,7 +92,7 @@ def fields(payload: list[dict[str, Any]]) -> list[str]:
                     }
                 ]
             ),
-            "option 'reload' description",
+            "description",
         ),
         (
             command(
@@ -109,6 +109,15 @@ def fields(payload: list[dict[str, Any]]) -> list[str]:
 )
 def test_each_rule_names_the_field(bad: dict[str, Any], field: str) -> None:
     assert field in fields([bad])
+
+
+def test_subcommands_are_named_as_typed() -> None:
+    admin = command(
+        name="admin",
+        options=[{"type": 1, "name": "reload", "description": "d" * 110, "options": []}],
+    )
+    (problem,) = commandcheck.check_commands([admin])
+    assert str(problem) == "/admin reload: description is 110 characters; Discord allows 1-100"
 
 
 def test_scope_caps_and_duplicates() -> None:
