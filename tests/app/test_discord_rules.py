@@ -395,6 +395,12 @@ COMMAND_RULES: list[tuple[str, list[dict[str, Any]], str]] = [
         "0: Command exceeds maximum size (4000)",
     ),
     ("100 commands", [cmd(f"c{i}") for i in range(101)], "_errors"),
+    ("names unique", [cmd("same"), cmd("same")], "1.name"),
+    (
+        "5 user commands",
+        [{"type": 2, "name": f"User {i}", "description": ""} for i in range(6)],
+        "_errors",
+    ),
 ]
 
 
@@ -411,7 +417,7 @@ async def test_command_overwrite_rule(
     exc = caught.value
     assert (exc.status, exc.code) == (400, 50035)
     if field == "_errors":
-        assert "100 or fewer" in exc.text, exc.text
+        assert "or fewer in length" in exc.text, exc.text
     else:
         assert f"In {field}" in exc.text, exc.text
     guild_id = int(fake_discord.guild.id)

@@ -98,6 +98,7 @@ def test_limits_the_spec_states_too_loosely_match_the_stand_in() -> None:
     assert limits.CHAT_INPUT_COMMANDS + 2 * limits.CONTEXT_MENU_COMMANDS <= most
     assert limits.CHAT_INPUT_COMMANDS == validate.CHAT_INPUT_COMMANDS
     assert limits.COMMAND_TOTAL == validate.COMMAND_TOTAL
+    assert limits.CONTEXT_MENU_COMMANDS == validate.CONTEXT_MENU_COMMANDS
     assert limits.EMBED_TOTAL == rules_messages.EMBED_TOTAL
 
 

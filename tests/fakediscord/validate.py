@@ -20,6 +20,7 @@ from .rules_messages import Path, Refusal, message_refusals, too_long
 NAME, DESCRIPTION, OPTIONS, CHOICES = 32, 100, 25, 25
 CHOICE_NAME, CHOICE_VALUE, COMMAND_TOTAL, CHAT_INPUT_COMMANDS = 100, 100, 4000, 100
 THREAD_NAME = 100
+CONTEXT_MENU_COMMANDS = 5  # of each kind (user, message) per scope
 AUTOCOMPLETE_CHOICES = 25
 #: callback types with message data, and the autocomplete result
 MESSAGE_CALLBACKS, AUTOCOMPLETE_RESULT = {4, 7}, 8
@@ -109,6 +110,23 @@ def overwrite_refusals(body: Any) -> list[Refusal]:
         found += command_refusals([index], command)
     chat = [c for c in commands if isinstance(c, dict) and c.get("type", 1) == 1]
     found += too_long([], chat, CHAT_INPUT_COMMANDS)
+    seen: set[tuple[Any, Any]] = set()
+    for index, command in enumerate(commands):
+        if not isinstance(command, dict):
+            continue
+        kind = command.get("type", 1)
+        if (kind, command.get("name")) in seen:
+            found.append(
+                Refusal(
+                    [index, "name"],
+                    "APPLICATION_COMMANDS_DUPLICATE_NAME",
+                    "Application command names must be unique",
+                )
+            )
+        seen.add((kind, command.get("name")))
+    for kind in (2, 3):  # user and message context menus
+        menus = [c for c in commands if isinstance(c, dict) and c.get("type") == kind]
+        found += too_long([], menus, CONTEXT_MENU_COMMANDS)
     return found
 
 
