@@ -30,7 +30,7 @@ import numpy as np
 from benchmarks.probes import bot_startup, run_child
 from benchmarks.report import K, machine, table, targets
 from benchmarks.synth import Source, cached_corpus
-from bot.config import Settings
+from bot.config import EXCLUDED_STATUSES, Settings
 from bot.search.analyzer import Analyzer
 from bot.search.corpus import load_corpus
 from bot.search.engine import SearchEngine, doc_text
@@ -38,7 +38,7 @@ from bot.search.index import BM25Index, top_k
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "data"
-EXCLUDE = ("Reject", "Withdraw", "Desk Reject")
+EXCLUDE = EXCLUDED_STATUSES
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]{2,}")
 
 

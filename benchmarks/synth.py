@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         ),
     )
     args = parser.parse_args(argv)
-    papers = load_corpus(args.sources, exclude_status=("Reject", "Withdraw", "Desk Reject"))
+    papers = load_corpus(args.sources)
     write_corpus(Source.from_papers(papers.papers), args.papers, args.out, args.seed)
     print(f"wrote {args.papers} papers to {args.out}")
     return 0

@@ -22,10 +22,15 @@ class ConfigError(ValueError):
     """The configuration cannot be used; the message says which key and why."""
 
 
+# Decisions that mean "not accepted": such papers are left out of every corpus by default
+# (settings, the loader, `ingest` and the benchmarks all read this one list; case is ignored).
+EXCLUDED_STATUSES: tuple[str, ...] = ("Reject", "Withdraw", "Desk Reject")
+
+
 @dataclass(frozen=True, slots=True)
 class CorpusSettings:
     files: tuple[Path, ...] = (PROJECT_ROOT / "data" / "icml2026.jsonl",)
-    exclude_status: tuple[str, ...] = ("Reject", "Withdraw", "Desk Reject")
+    exclude_status: tuple[str, ...] = EXCLUDED_STATUSES
     index_dir: Path = PROJECT_ROOT / "data" / ".index"
     # A reload losing more than this share of the papers served is refused unless forced.
     reload_max_loss: float = 0.10

@@ -10,7 +10,9 @@ from bot.config import PROJECT_ROOT, SearchSettings
 from bot.search.corpus import load_corpus
 from bot.search.engine import SearchEngine
 
-pytest_plugins = ["tests.token_guard"]  # no test token in any log record
+# Registered once for every test: no test token in any log record; the loopback Discord
+# (`fake_discord`, `connect_bot`).
+pytest_plugins = ["tests.token_guard", "tests.fakediscord.fixtures"]
 SHARED = PROJECT_ROOT.parent / "shared" / "data"
 TEST_DATA = Path(__file__).resolve().parent / "data"
 ICML = PROJECT_ROOT / "data" / "icml2026.jsonl"

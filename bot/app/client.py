@@ -109,7 +109,6 @@ class PaperBot(commands.AutoShardedBot):
         self.force_sync = force_sync
         self.extensions_to_load = extensions if extensions is not None else cog_modules()
         self.failed_extensions: dict[str, str] = {}
-        self.synced: list[str] = []  # scopes synced by this process, in order
         # Sync runs in the background so a rate-limited or refused sync never keeps the bot
         # offline or takes it down (bot.app.sync); /sync reports its status.
         self.syncer = CommandSyncer(self)
@@ -265,7 +264,6 @@ class PaperBot(commands.AutoShardedBot):
             return len(payload), where
         synced = await self.tree.sync(guild=target)
         await self._set_meta(key, digest)
-        self.synced.append(where)
         log.info("synced %d application commands (%s)", len(synced), where)
         return len(synced), where
 

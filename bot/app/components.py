@@ -38,10 +38,16 @@ QUERY_MAX = 250
 QUERY_IN_MESSAGE = "^"
 SEARCH_TITLE_PREFIX = "🔎 "
 VENUE_MAX = 24
-LIMIT_MAX = 10
+LIMIT_MAX = 10  # hits per page: a custom_id holds it in two digits, a menu lists them all
 PAGE_MAX = 9999
 # A results message lists a search ("s") or the papers like one paper ("l").
 PageKind = Literal["s", "l", "n"]
+
+
+def page_limit(requested: int) -> int:
+    """Hits per page as every surface shows them (/search, /similar, buttons, the console):
+    `requested` (a setting, an option, a clicked custom_id) brought within 1..LIMIT_MAX."""
+    return max(1, min(LIMIT_MAX, requested))
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +230,7 @@ class PageButton(
             kind=kind,
             ref=ref,
             page=max(1, int(match["page"])),
-            limit=max(1, min(LIMIT_MAX, int(match["limit"]))),
+            limit=page_limit(int(match["limit"])),
             venue=(match["venue"] or "") if kind in ("s", "n") else "",
         )
         button = cls.__new__(cls)
@@ -304,8 +310,8 @@ class MoreLikeButton(
         return cls(match["ref"])
 
     async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:
-        limit = interaction.client.settings.search.page_size
-        state = PageState(kind="l", ref=self.paper_id, limit=max(1, min(LIMIT_MAX, limit)))
+        limit = page_limit(interaction.client.settings.search.page_size)
+        state = PageState(kind="l", ref=self.paper_id, limit=limit)
         await show_page(interaction, state, edit=False, ephemeral=ephemeral_default(interaction))
 
 

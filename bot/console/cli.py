@@ -11,15 +11,21 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from bot.config import PROJECT_ROOT, ConfigError, Settings, load_settings, settings_for
+from bot.config import (
+    EXCLUDED_STATUSES,
+    PROJECT_ROOT,
+    ConfigError,
+    Settings,
+    load_settings,
+    settings_for,
+)
 from bot.logs import setup_logging
 from bot.search.corpus import CorpusError, LoadReport, load_file
-from bot.search.latex import display_title, latex_to_unicode
-from bot.search.models import Filters, Hit, Paper, SearchError, SearchResult
+from bot.search.models import Filters, Paper, SearchError, SearchResult
+from bot.search.savedfiles import write_jsonl
 
 log = logging.getLogger(__name__)
 
-COMMANDS = ("search", "paper", "similar", "random", "stats", "ingest", "fetch", "eval")
 PROGRESS_MIN_BYTES = 2_000_000
 
 
@@ -72,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument(
         "--include-rejected",
         action="store_true",
-        help="keep papers whose status is Reject or Withdraw",
+        help="keep papers whose status is " + ", ".join(EXCLUDED_STATUSES),
     )
 
     from bot.console.fetching import add_parser as add_fetch
@@ -118,39 +124,23 @@ def run_eval(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
     return 0
 
 
-def _print_hit(hit: Hit, out: TextIO) -> None:
-    paper = hit.paper
-    authors = ", ".join(paper.authors[:4]) + (" et al." if len(paper.authors) > 4 else "")
-    title = display_title(paper.title)
-    if paper.title_derived:
-        title += " (headline derived from the abstract)"
-    out.write(f"{hit.rank}. {title}\n")
-    meta = " · ".join(x for x in (paper.venue, paper.status or "", authors) if x)
-    out.write(f"   {meta} · score {hit.score:.2f} · id {paper.id}\n")
-    if hit.snippet:
-        out.write(f"   {hit.snippet}\n")
-
-
 def print_result(result: SearchResult, out: TextIO) -> None:
-    if not result.hits:
-        out.write(f"No papers match {result.query!r}.\n")
-        return
-    for hit in result.hits:
-        _print_hit(hit, out)
-    last = result.offset + len(result.hits)
-    out.write(f"-- {result.offset + 1}-{last} of {result.total} matches for {result.query!r}\n")
+    """The hits as the console and Discord show them: one look everywhere (`bot.app.render`).
+
+    Imported here, not at the top: `--json` output and `ingest` do not pay for discord.py.
+    """
+    from bot.app import render
+    from bot.console.text import embed_text
+
+    out.write(embed_text(render.results_embed(result)))
 
 
 def print_paper(paper: Paper, out: TextIO) -> None:
-    out.write(display_title(paper.title) + "\n")
-    if paper.title_derived:
-        out.write("(headline derived from the abstract; the seed has no title)\n")
-    out.write(" · ".join(x for x in (paper.venue, paper.status or "") if x) + "\n")
-    out.write("Authors: " + (", ".join(paper.authors) or "not listed") + "\n\n")
-    out.write(latex_to_unicode(paper.abstract) + "\n")
-    for link in paper.links:
-        out.write(f"{link.kind}: {link.url}\n")
-    out.write(f"id: {paper.id}\n")
+    """One paper as the console and Discord show it (see `print_result`)."""
+    from bot.app import render
+    from bot.console.text import embed_text
+
+    out.write(embed_text(render.paper_embed(paper)))
 
 
 def _dump(data: object, out: TextIO) -> None:
@@ -158,7 +148,7 @@ def _dump(data: object, out: TextIO) -> None:
 
 
 def run_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    exclude = () if args.include_rejected else ("Reject", "Withdraw", "Desk Reject")
+    exclude = () if args.include_rejected else EXCLUDED_STATUSES
     report = LoadReport()
     for path in args.files:
         size = path.stat().st_size if path.is_file() else 0
@@ -184,11 +174,7 @@ def run_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write("error: no usable paper in " + ", ".join(map(str, args.files)) + "\n")
         return 1
     if args.out:
-        from bot.search.savedfiles import atomic_file
-
-        with atomic_file(args.out) as handle:
-            for paper in report.papers:
-                handle.write(json.dumps(paper.to_json(), ensure_ascii=False) + "\n")
+        write_jsonl(args.out, (paper.to_json() for paper in report.papers))
         out.write(f"wrote {len(report.papers)} papers to {args.out}\n")
     return 0
 
@@ -280,7 +266,7 @@ def run_default(
     err: TextIO | None = None,
 ) -> int:
     """Run the bot when a token is configured, else explain how and start the console."""
-    # Imported here: the search commands above must not pay for importing discord.py.
+    # Imported here: `ingest`, `eval` and JSON output must not pay for importing discord.py.
     from bot.app.runner import TOKEN_HELP, run_bot
     from bot.console.repl import run_console
     from bot.search.engine import SearchEngine

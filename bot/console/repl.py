@@ -22,7 +22,7 @@ from typing import TextIO
 import discord
 
 from bot.app import render
-from bot.app.components import LIMIT_MAX, PageState
+from bot.app.components import PageState, page_limit
 from bot.config import LibrarySettings, Settings
 from bot.console.library import LIBRARY_HELP, LocalLibrary
 from bot.console.text import embed_text
@@ -59,7 +59,7 @@ class Console:
         self.settings = settings  # for /reload; None when embedded without settings
         self.corpus_files = corpus_files
         self.out = out
-        self.page_size = max(1, min(LIMIT_MAX, page_size))
+        self.page_size = page_limit(page_size)
         self.color = color
         self.rng = rng or random.Random()
         self.state: PageState | None = None

@@ -13,7 +13,7 @@ import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from functools import lru_cache
+from functools import cache
 from typing import Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
@@ -41,19 +41,20 @@ def parse_time(text: str) -> time:
     return time(hour, minute)
 
 
-def format_time(value: time) -> str:
-    return f"{value.hour:02d}:{value.minute:02d}"
+@cache
+def zone_names() -> dict[str, str]:
+    """Lower-cased IANA names (and UTC) to their canonical spelling, in canonical order.
 
-
-@lru_cache(maxsize=1)
-def _zone_names() -> dict[str, str]:
-    """Lower-cased IANA names to their canonical spelling."""
-    return {name.lower(): name for name in available_timezones()}
+    Read once per process: `available_timezones()` walks the zone database on disk, so the
+    daily cog warms this at load and neither a keystroke nor `/daily set` pays for it.
+    """
+    names = set(available_timezones()) | {"UTC"}
+    return {name.lower(): name for name in sorted(names)}
 
 
 def suggest_timezones(name: str, limit: int = 3) -> list[str]:
     """Close IANA names for a misspelt zone, matching whole names and their city part."""
-    names = _zone_names()
+    names = zone_names()
     wanted = name.strip().lower().replace(" ", "_")
     found = difflib.get_close_matches(wanted, list(names), n=limit, cutoff=0.6)
     if len(found) < limit:
@@ -73,9 +74,7 @@ def parse_timezone(name: str) -> str:
     lists close names when there are some.
     """
     cleaned = (name or "").strip().replace(" ", "_")
-    canonical = _zone_names().get(cleaned.lower())
-    if canonical is None and cleaned.upper() == "UTC":
-        canonical = "UTC"
+    canonical = zone_names().get(cleaned.lower())
     if canonical is not None:
         try:
             ZoneInfo(canonical)

@@ -3,7 +3,7 @@
 Three formats, detected per file:
 - the project's JSON Lines (`id`, `venue`, `year`, `title`, `authors`, `abstract`, `links`, ...);
 - a Paper Copilot conference list (`colm2025.json`: a JSON array; `author` and `keywords` are
-  `;`-separated strings; `status` may be Reject/Withdraw, left out by default);
+  `;`-separated strings; papers whose `status` is in `EXCLUDED_STATUSES` are left out);
 - a BEIR `corpus.jsonl` (`_id`, `title`, `text`).
 
 A bad record never stops a load and never vanishes silently: it is reported and skipped.
@@ -22,6 +22,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from bot.config import EXCLUDED_STATUSES
 from bot.search.models import Link, Paper
 
 log = logging.getLogger(__name__)
@@ -404,7 +405,7 @@ def detect_format(path: Path) -> str:
 def load_file(
     path: Path,
     *,
-    exclude_status: Iterable[str] = ("Reject", "Withdraw"),
+    exclude_status: Iterable[str] = EXCLUDED_STATUSES,
     report: LoadReport | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> LoadReport:
@@ -453,7 +454,7 @@ def load_file(
 
 
 def load_corpus(
-    paths: Iterable[Path], *, exclude_status: Iterable[str] = ("Reject", "Withdraw")
+    paths: Iterable[Path], *, exclude_status: Iterable[str] = EXCLUDED_STATUSES
 ) -> LoadReport:
     """Load every file; raise `CorpusError` when a configured file is missing (a mistyped path
     must not pass as a warning) or when nothing usable came out of all of them."""

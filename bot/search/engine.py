@@ -100,7 +100,6 @@ class SearchEngine:
                 out=starts[1:],
             )
         self._title_starts = starts.tolist()
-        self._folded_titles = folded
         self._title_pos: dict[str, int] = {}
         # How the corpus was read (files, skipped records, problems); set by `load`.
         self.load_report: LoadReport | None = None

@@ -1,8 +1,10 @@
-"""Files saved next to the corpus (the index, the paper store) and corpus files themselves:
-written atomically, trusted only when their meta.json matches what the caller expects.
+"""Files the bot writes (the index, the paper store, corpus files): written atomically,
+and saved folders trusted only when their meta.json matches what the caller expects.
 
-A crash while saving must never leave half a folder that a later start would trust, and a
-stale or damaged folder is refused with the reason so the caller rebuilds it.
+A crash or an error while saving must never leave half a file or folder that a later start
+would trust (the old one stays until the new one is complete), and a stale or damaged folder
+is refused with the reason so the caller rebuilds it. Every write of the project goes through
+`atomic_folder` or `atomic_file` (`write_jsonl` for JSON Lines).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
@@ -110,6 +112,17 @@ def atomic_file(path: Path) -> Iterator[TextIO]:
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def write_jsonl(path: Path, records: Iterable[Mapping[str, Any]]) -> int:
+    """`records` as JSON Lines in `path`, through `atomic_file`; returns how many were written.
+    On any error (a record that is not JSON, a full disk) `path` keeps its old content."""
+    count = 0
+    with atomic_file(path) as handle:
+        for record in records:
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            count += 1
+    return count
 
 
 def read_meta(

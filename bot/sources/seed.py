@@ -10,14 +10,13 @@ the authors' title. Authors are never invented: the list stays empty.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 from bot.search.analyzer import URL
 from bot.search.latex import latex_to_unicode
-from bot.search.savedfiles import atomic_file
+from bot.search.savedfiles import write_jsonl
 
 VENUE = "ICML 2026"
 YEAR = 2026
@@ -152,9 +151,5 @@ def seed_records(abstracts: list[str]) -> list[dict[str, Any]]:
 
 
 def convert(seed: Path, out: Path) -> int:
-    """Write `out` atomically (temp file, then rename) so a failed run leaves the old file."""
-    records = seed_records(read_seed(seed))
-    with atomic_file(out) as handle:
-        for record in records:
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-    return len(records)
+    """Write `out` atomically (`write_jsonl`) so a failed run leaves the old file."""
+    return write_jsonl(out, seed_records(read_seed(seed)))

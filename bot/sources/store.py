@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.search.savedfiles import atomic_file
+from bot.search.savedfiles import atomic_file, write_jsonl
 
 log = logging.getLogger(__name__)
 
@@ -127,9 +127,7 @@ class CorpusFile:
         return merged
 
     def save(self) -> None:
-        with atomic_file(self.path) as handle:
-            for record in self.records.values():
-                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        write_jsonl(self.path, self.records.values())
 
 
 def _version(record: dict[str, Any]) -> int:

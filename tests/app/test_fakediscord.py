@@ -13,10 +13,7 @@ import pytest_asyncio
 from discord import app_commands
 from discord.ext import commands
 
-from tests.fakediscord import EPHEMERAL, LOADING, BotConnection, FakeDiscord, fixtures
-
-fake_discord = fixtures.fake_discord
-connect_bot = fixtures.connect_bot
+from tests.fakediscord import EPHEMERAL, LOADING, BotConnection, FakeDiscord
 
 FRUITS = ["apple", "apricot", "banana", "cherry"]
 

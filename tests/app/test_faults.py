@@ -21,10 +21,8 @@ from bot.search.engine import SearchEngine
 from bot.storage.sqlite import Storage
 from tests import token_guard
 from tests.app.helpers import TOKEN, answered, make_bot, make_settings
-from tests.fakediscord import BotConnection, FakeDiscord, fixtures
+from tests.fakediscord import BotConnection, FakeDiscord
 
-fake_discord = fixtures.fake_discord
-connect_bot = fixtures.connect_bot
 Connect = Callable[..., Awaitable[BotConnection]]
 CALLBACK = "/interactions/{id}/{token}/callback"
 WEBHOOK = "/webhooks/{app}/{token}/messages/@original"

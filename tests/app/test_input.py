@@ -19,15 +19,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.app.client import PaperBot
+from bot.app.components import VENUE_MAX
 from bot.app.respond import GENERIC_ERROR
 from bot.search.corpus import MAX_LINE_BYTES, load_file
 from bot.search.engine import SearchEngine
 from bot.storage.sqlite import Storage
 from tests.app.helpers import TOKEN, answered, make_bot, make_settings
-from tests.fakediscord import BotConnection, FakeDiscord, fixtures
+from tests.fakediscord import BotConnection, FakeDiscord
 
-fake_discord = fixtures.fake_discord
-connect_bot = fixtures.connect_bot
 Connect = Callable[..., Awaitable[BotConnection]]
 
 NASTY = st.one_of(
@@ -167,11 +166,16 @@ async def test_autocomplete_answers_any_prefix(
     text: str,
     command: tuple[str, str],
 ) -> None:
-    fake, _bot = env
+    fake, bot = env
     name, option = command
     options = {"query": "x", option: text} if name == "search" else {option: text}
     reply = await answered(await fake.autocomplete(name, options), type=8)
-    assert isinstance(reply.choices, list)
+    valid = (
+        {v[:VENUE_MAX] for v in bot.engine.venues()}
+        if option == "venue"
+        else {p.id for p in bot.engine.papers}
+    )
+    assert {c["value"] for c in reply.choices} <= valid
     assert len(reply.choices) <= 25
     no_errors()
 

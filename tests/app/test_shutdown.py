@@ -28,10 +28,8 @@ from bot.config import PROJECT_ROOT
 from bot.search.engine import SearchEngine
 from bot.storage.sqlite import Storage
 from tests.app.helpers import TOKEN, answered, make_bot, make_settings
-from tests.fakediscord import FakeDiscord, fixtures
+from tests.fakediscord import FakeDiscord
 
-fake_discord = fixtures.fake_discord
-connect_bot = fixtures.connect_bot
 ICML = PROJECT_ROOT / "data" / "icml2026.jsonl"
 CALLBACK = "/interactions/{id}/{token}/callback"
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")

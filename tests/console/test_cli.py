@@ -7,8 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import PROJECT_ROOT
+from bot.config import DEFAULT_CONFIG, EXCLUDED_STATUSES, PROJECT_ROOT, Settings, load_settings
 from bot.console.cli import main
+from bot.console.repl import Console
+from bot.search.corpus import load_corpus
+from bot.search.engine import SearchEngine
 from tests.conftest import ICML, TEST_DATA
 
 
@@ -30,9 +33,10 @@ def run(*args: str) -> tuple[int, str, str]:
 def test_search_text(config):
     code, out, _ = run("--config", str(config), "search", "sinkhorn", "transport", "plans")
     assert code == 0
-    assert out.startswith("1. Sinkhorn-parameterized Variational Inference")
+    assert out.startswith("🔎 sinkhorn transport plans\n")
+    assert "**1. Sinkhorn-parameterized Variational Inference" in out
     assert "**Sinkhorn**" in out
-    assert "matches for 'sinkhorn transport plans'" in out
+    assert "matches for “sinkhorn transport plans”" in out
 
 
 def test_search_json_round_trip(config):
@@ -162,7 +166,41 @@ def test_titles_render_latex_like_discord(tmp_path):
     )
     code, out, _ = run("--config", str(config), "search", "qPOTS", "--limit", "1")
     assert code == 0
-    assert out.startswith("1. qPOTS: Efficient Batch Multiobjective")
+    assert "**1. qPOTS: Efficient Batch Multiobjective" in out
     code, out, _ = run("--config", str(config), "paper", "latex_sample/udH3b2Lsx5")
     assert code == 0
-    assert out.startswith("SPIN: distilling Skill-RRT for long-horizon")
+    assert out.startswith("SPIN: distilling Skill-RRT for long-horizon")  # the embed title
+
+
+def test_one_list_of_excluded_statuses(tmp_path: Path) -> None:
+    """Settings, the loader and `ingest` leave out the same decisions (Desk Reject included)."""
+    records = json.loads((TEST_DATA / "iclr2018_sample.json").read_text(encoding="utf-8"))
+    desk = dict(records[0], id="desk1", status="Desk Reject")
+    path = tmp_path / "iclr2018.json"
+    path.write_text(json.dumps([*records, desk]), encoding="utf-8")
+    assert {p.status for p in load_corpus([path]).papers} == {"Poster"}
+    assert Settings().corpus.exclude_status == EXCLUDED_STATUSES
+    assert load_settings(DEFAULT_CONFIG, env={}).corpus.exclude_status == EXCLUDED_STATUSES
+    code, out, _ = run("ingest", str(path))
+    assert code == 0
+    assert "loaded 3 papers" in out
+    code, out, _ = run("ingest", str(path), "--include-rejected")
+    assert "loaded 6 papers" in out
+
+
+def test_text_output_is_the_console_look(config: Path) -> None:
+    """One look: `search` and `paper` print what the console prints for the same request (the
+    embeds Discord shows), e.g. three authors then "et al." in a hit."""
+    sample = str(TEST_DATA / "iclr2018_sample.json")
+    where = ("--config", str(config), "--corpus", sample)
+    code, out, _ = run(*where, "search", "QANet", "--limit", "5")
+    assert code == 0
+    engine = SearchEngine(load_corpus([Path(sample)]).papers)
+    console = io.StringIO()
+    Console(engine, console).run(io.StringIO("/search QANet\n/paper B14TlG-RW\n"))
+    assert out in console.getvalue()
+    assert "Adams Wei Yu, David Dohan, Minh-Thang Luong et al." in out
+    code, out, _ = run(*where, "paper", "B14TlG-RW")
+    assert code == 0
+    assert out in console.getvalue()
+    assert "Quoc V. Le" in out  # the detail lists every author

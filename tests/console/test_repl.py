@@ -123,4 +123,4 @@ def test_python_m_bot_help_and_cli_still_work() -> None:
     assert "without DISCORD_TOKEN" in helped.stdout.replace("\n", " ")
     searched = _python_m_bot("search", "optimal", "transport", "--limit", "1")
     assert searched.returncode == 0
-    assert searched.stdout.startswith("1. ")
+    assert searched.stdout.startswith("🔎 optimal transport\n\n**1. ")

@@ -1,4 +1,4 @@
-"""pytest fixtures; a conftest uses them with ``from tests.fakediscord.fixtures import *``.
+"""pytest fixtures, registered for the whole suite by tests/conftest.py (``pytest_plugins``).
 
 * ``fake_discord`` - a started, patched :class:`FakeDiscord` (closed after the test). A test
   whose requests were refused (400/50035) fails at teardown unless it set

@@ -57,7 +57,7 @@ class Papers(commands.Cog):
     ) -> None:
         engine = self.bot.engine
         found = await respond.compute(interaction, engine.paper, paper, ephemeral=self.ephemeral)
-        size = max(1, min(components.LIMIT_MAX, self.bot.settings.search.page_size))
+        size = components.page_limit(self.bot.settings.search.page_size)
         await components.show_page(
             interaction,
             PageState(kind="l", ref=found.id, limit=size),

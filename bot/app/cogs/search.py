@@ -10,7 +10,7 @@ from discord.ext import commands
 
 from bot.app import components
 from bot.app.checks import effective_venue, venue_choices
-from bot.app.components import LIMIT_MAX, QUERY_MAX, VENUE_MAX, PageState
+from bot.app.components import LIMIT_MAX, QUERY_MAX, VENUE_MAX, PageState, page_limit
 from bot.search.models import BadFilter, EmptyQuery
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ class Search(commands.Cog):
         if venue and ":" in venue:
             raise BadFilter(f"Unknown venue {venue!r}. Pick one from the suggestions.")
         # Discord enforces 1-10 in its client only; a raw API call may send anything.
-        size = max(1, min(LIMIT_MAX, limit or self.bot.settings.search.page_size))
+        size = page_limit(limit or self.bot.settings.search.page_size)
         state = PageState(
             kind="s", ref=" ".join(query.split()), limit=size, venue=(venue or "").strip()
         )

@@ -8,23 +8,18 @@ PaperBot (all cogs) against the loopback Discord on a SQLite file, and can resta
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
-
-import pytest_asyncio
 
 from bot.app.client import PaperBot
 from bot.config import DailySettings
 from bot.search.engine import SearchEngine
 from bot.storage.sqlite import Storage
 from tests.app.helpers import TOKEN, answered, make_bot, make_settings
-from tests.fakediscord import BotConnection, FakeChannel, FakeDiscord, FakeGuild, Reply, fixtures
-
-fake_discord = fixtures.fake_discord
-connect_bot = fixtures.connect_bot
+from tests.fakediscord import BotConnection, FakeChannel, FakeDiscord, FakeGuild, Reply
 
 START = datetime(2025, 3, 1, 7, 0, tzinfo=UTC)  # 08:00 in Paris: today's 09:00 is still ahead
 DUE = datetime(2025, 3, 1, 8, 0, tzinfo=UTC)  # 09:00 Europe/Paris
@@ -159,20 +154,6 @@ class DailyEnv:
             return await self.pick_state(guild, day) == state
 
         await until(reached, what=f"pick of {day} in {guild.name} to be {state}")
-
-
-@pytest_asyncio.fixture
-async def daily_env(
-    fake_discord: FakeDiscord,
-    connect_bot: Callable[..., Any],
-    icml_engine: SearchEngine,
-    tmp_path: Path,
-) -> AsyncIterator[DailyEnv]:
-    env = DailyEnv(
-        fake_discord, icml_engine, SteppedClock(START), tmp_path / "bot.sqlite3", connect_bot
-    )
-    yield env
-    await env.stop()
 
 
 def text_of(reply: Reply) -> str:

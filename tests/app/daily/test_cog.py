@@ -19,14 +19,9 @@ from bot.app.client import PaperBot
 from tests.app.daily.support import (
     DUE,
     DailyEnv,
-    connect_bot,
-    daily_env,
-    fake_discord,
     text_of,
 )
 from tests.fakediscord import EPHEMERAL, FakeDiscord
-
-__all__ = ["connect_bot", "daily_env", "fake_discord"]  # fixtures used by the tests below
 
 MANAGE_GUILD = str(discord.Permissions(manage_guild=True).value)
 

@@ -14,13 +14,8 @@ import pytest
 from tests.app.daily.support import (
     DUE,
     DailyEnv,
-    connect_bot,
-    daily_env,
-    fake_discord,
     text_of,
 )
-
-__all__ = ["connect_bot", "daily_env", "fake_discord"]  # fixtures used by the tests below
 
 POSTS = "/channels/{id}/messages"
 

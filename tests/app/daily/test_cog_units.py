@@ -13,7 +13,7 @@ from bot.app import limits
 from bot.app.cogs.daily.cog import zone_choices
 from bot.app.cogs.daily.embeds import daily_embed
 from bot.app.cogs.daily.poster import classify, missing_permissions
-from bot.daily.rules import PermanentPostError, TransientPostError
+from bot.daily.rules import PermanentPostError, TransientPostError, parse_timezone
 from bot.search.models import Link, Paper
 
 
@@ -99,3 +99,12 @@ def test_zone_choices() -> None:
     assert zone_choices("")[0] == "UTC"
     assert len(zone_choices("e")) == 25
     assert zone_choices("Mars/Olympus") == []
+
+
+def test_autocomplete_offers_only_zones_that_set_accepts() -> None:
+    """One zone list: what the autocomplete offers, /daily set accepts, spelled the same."""
+    for typed in ["", "e", "paris", "new york", "utc", "america/", "kolkata"]:
+        offered = zone_choices(typed)
+        assert offered, typed
+        assert [parse_timezone(z) for z in offered] == offered
+    assert parse_timezone("utc") == "UTC"

@@ -21,9 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import date, datetime
-from functools import cache
 from typing import TYPE_CHECKING
-from zoneinfo import available_timezones
 
 import discord
 from discord import app_commands
@@ -34,7 +32,7 @@ from bot.app.checks import manager_only
 from bot.app.cogs.daily import embeds
 from bot.app.cogs.daily.poster import DiscordPoster, missing_permissions
 from bot.app.saving import save_view
-from bot.daily.rules import DailyError, parse_time, parse_timezone
+from bot.daily.rules import DailyError, parse_time, parse_timezone, zone_names
 from bot.daily.scheduler import DailyScheduler
 from bot.search.recent import ids_added_after
 
@@ -76,28 +74,17 @@ COMMON_ZONES = (
 )
 
 
-@cache
-def zone_names() -> tuple[tuple[str, str], ...]:
-    """(lower-cased, canonical) IANA names, read from tzdata once per process.
-
-    `available_timezones()` walks the zone database on disk: done at cog load, never per
-    keystroke.
-    """
-    names = set(available_timezones()) | {"UTC"}
-    return tuple((name.lower(), name) for name in sorted(names))
-
-
 def zone_choices(current: str, limit: int = limits.CHOICES) -> list[str]:
     """Zones for what was typed: name prefix first, then a part's prefix (the city), then any
     substring. "paris", "new york" and "europe/pa" all find what one would expect."""
     want = current.strip().lower().replace(" ", "_")
     if not want:
-        known = {canonical for _, canonical in zone_names()}
+        known = set(zone_names().values())
         return [z for z in COMMON_ZONES if z in known][:limit]
     starts: list[str] = []
     parts: list[str] = []
     inside: list[str] = []
-    for lower, canonical in zone_names():
+    for lower, canonical in zone_names().items():
         if lower.startswith(want):
             starts.append(canonical)
         elif any(part.startswith(want) for part in lower.split("/")[1:]):
