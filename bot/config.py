@@ -209,9 +209,14 @@ def _section(cls: type, name: str, raw: dict[str, Any], base: Path) -> Any:
                     raise ConfigError(f"[{name}] {key} must be a path")
                 values[key] = _resolve(base, value)
             continue
-        if name == "storage" and key == "database" and isinstance(value, str):
-            if "://" not in value and value != ":memory:":
-                value = str(_resolve(base, value))
+        if (
+            name == "storage"
+            and key == "database"
+            and isinstance(value, str)
+            and "://" not in value
+            and value != ":memory:"
+        ):
+            value = str(_resolve(base, value))
         if isinstance(default, tuple):
             if not isinstance(value, list):
                 raise ConfigError(f"[{name}] {key} must be a list")

@@ -34,10 +34,14 @@ async def manager_only(interaction: discord.Interaction[PaperBot]) -> bool:
     raise app_commands.MissingPermissions(["Manage Server"])
 
 
-async def venue_choices(bot: PaperBot, current: str) -> list[app_commands.Choice[str]]:
-    """Venues of the corpus containing what was typed (memory only, no I/O)."""
+async def venue_autocomplete(
+    interaction: discord.Interaction[PaperBot], current: str
+) -> list[app_commands.Choice[str]]:
+    """Venues of the corpus containing what was typed (memory only, no I/O); every command
+    with a `venue` option registers it (`@app_commands.autocomplete(venue=...)`)."""
     want = current.casefold().replace(" ", "")
-    names = [v for v in bot.engine.venues() if want in v.casefold().replace(" ", "")]
+    venues = interaction.client.engine.venues()
+    names = [v for v in venues if want in v.casefold().replace(" ", "")]
     return [app_commands.Choice(name=v[:100], value=v[:VENUE_MAX]) for v in names[:25]]
 
 

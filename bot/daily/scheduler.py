@@ -72,7 +72,7 @@ class SystemClock:
         return datetime.now(UTC)
 
     async def sleep_until(self, when: datetime) -> None:
-        while (left := (when - self.now()).total_seconds()) > 0:
+        while (left := (when - self.now()).total_seconds()) > 0:  # noqa: ASYNC110 - see above
             await asyncio.sleep(min(left, MAX_SLEEP_CHUNK))
 
 

@@ -351,7 +351,7 @@ def _json_array_records(path: Path, report: LoadReport) -> Iterator[tuple[int, d
         text = data.decode("utf-8", errors="replace")
     decoder = json.JSONDecoder()
     pos = len(text) - len(text.lstrip())
-    if not text[pos : pos + 1] == "[":
+    if text[pos : pos + 1] != "[":
         report.problem(path, 1, ProblemKind.NOT_ARRAY, "expected a JSON array of paper records")
         return
     pos += 1

@@ -72,7 +72,7 @@ def test_custom_id_keeps_state_and_cuts_only_the_tail() -> None:
     cid = limits.custom_id("pb", "s", 1, tail="word " * 40)
     assert len(cid) <= limits.CUSTOM_ID
     assert cid.startswith("pb:s:1:word")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="custom_id too long"):
         limits.custom_id("x" * 101)
 
 

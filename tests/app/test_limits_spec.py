@@ -31,71 +31,71 @@ def prop(name: str, *path: str) -> dict[str, Any]:
 
 
 def test_embed_limits_equal_the_spec() -> None:
-    assert limits.EMBED_TITLE == prop("RichEmbed", "title")["maxLength"]
-    assert limits.EMBED_DESCRIPTION == prop("RichEmbed", "description")["maxLength"]
-    assert limits.EMBED_FIELDS == prop("RichEmbed", "fields")["maxItems"]
-    assert limits.FIELD_NAME == prop("RichEmbedField", "name")["maxLength"]
-    assert limits.FIELD_VALUE == prop("RichEmbedField", "value")["maxLength"]
-    assert limits.EMBED_FOOTER == prop("RichEmbedFooter", "text")["maxLength"]
-    assert limits.EMBED_AUTHOR == prop("RichEmbedAuthor", "name")["maxLength"]
-    assert limits.EMBEDS_PER_MESSAGE == prop("MessageCreateRequest", "embeds")["maxItems"]
+    assert prop("RichEmbed", "title")["maxLength"] == limits.EMBED_TITLE
+    assert prop("RichEmbed", "description")["maxLength"] == limits.EMBED_DESCRIPTION
+    assert prop("RichEmbed", "fields")["maxItems"] == limits.EMBED_FIELDS
+    assert prop("RichEmbedField", "name")["maxLength"] == limits.FIELD_NAME
+    assert prop("RichEmbedField", "value")["maxLength"] == limits.FIELD_VALUE
+    assert prop("RichEmbedFooter", "text")["maxLength"] == limits.EMBED_FOOTER
+    assert prop("RichEmbedAuthor", "name")["maxLength"] == limits.EMBED_AUTHOR
+    assert prop("MessageCreateRequest", "embeds")["maxItems"] == limits.EMBEDS_PER_MESSAGE
 
 
 def test_component_limits_equal_the_spec() -> None:
     button = "ButtonComponentForMessageRequest"
     select = "StringSelectComponentForMessageRequest"
     option = "StringSelectOptionForRequest"
-    assert limits.CUSTOM_ID == prop(button, "custom_id")["maxLength"]
-    assert limits.CUSTOM_ID == prop(select, "custom_id")["maxLength"]
-    assert limits.BUTTON_LABEL == prop(button, "label")["maxLength"]
-    assert limits.LINK_URL == prop(button, "url")["maxLength"]
-    assert limits.SELECT_OPTIONS == prop(select, "options")["maxItems"]
-    assert limits.SELECT_PLACEHOLDER == prop(select, "placeholder")["maxLength"]
-    assert limits.OPTION_LABEL == prop(option, "label")["maxLength"]
-    assert limits.OPTION_VALUE == prop(option, "value")["maxLength"]
-    assert limits.OPTION_DESCRIPTION == prop(option, "description")["maxLength"]
+    assert prop(button, "custom_id")["maxLength"] == limits.CUSTOM_ID
+    assert prop(select, "custom_id")["maxLength"] == limits.CUSTOM_ID
+    assert prop(button, "label")["maxLength"] == limits.BUTTON_LABEL
+    assert prop(button, "url")["maxLength"] == limits.LINK_URL
+    assert prop(select, "options")["maxItems"] == limits.SELECT_OPTIONS
+    assert prop(select, "placeholder")["maxLength"] == limits.SELECT_PLACEHOLDER
+    assert prop(option, "label")["maxLength"] == limits.OPTION_LABEL
+    assert prop(option, "value")["maxLength"] == limits.OPTION_VALUE
+    assert prop(option, "description")["maxLength"] == limits.OPTION_DESCRIPTION
     assert (
-        limits.ROW_BUTTONS == prop("ActionRowComponentForMessageRequest", "components")["maxItems"]
+        prop("ActionRowComponentForMessageRequest", "components")["maxItems"] == limits.ROW_BUTTONS
     )
     # the spec allows 40 newer-style components; classic action rows stop at 5
-    assert limits.ACTION_ROWS <= prop("MessageCreateRequest", "components")["maxItems"]
+    assert prop("MessageCreateRequest", "components")["maxItems"] >= limits.ACTION_ROWS
     assert limits.ACTION_ROWS == rules_messages.ROWS
 
 
 def test_thread_and_autocomplete_limits_equal_the_spec() -> None:
-    assert limits.THREAD_NAME == prop("CreateTextThreadWithMessageRequest", "name")["maxLength"]
-    assert limits.THREAD_NAME == prop("CreateTextThreadWithoutMessageRequest", "name")["maxLength"]
+    assert prop("CreateTextThreadWithMessageRequest", "name")["maxLength"] == limits.THREAD_NAME
+    assert prop("CreateTextThreadWithoutMessageRequest", "name")["maxLength"] == limits.THREAD_NAME
     data = "InteractionApplicationCommandAutocompleteCallbackStringData"
-    assert limits.AUTOCOMPLETE_CHOICES == prop(data, "choices")["maxItems"]
+    assert prop(data, "choices")["maxItems"] == limits.AUTOCOMPLETE_CHOICES
     assert limits.CHOICES == limits.AUTOCOMPLETE_CHOICES
-    assert limits.CHOICE_NAME == prop("ApplicationCommandOptionStringChoice", "name")["maxLength"]
+    assert prop("ApplicationCommandOptionStringChoice", "name")["maxLength"] == limits.CHOICE_NAME
 
 
 def test_registration_limits_equal_the_spec() -> None:
     create = "ApplicationCommandCreateRequest"
     option = "ApplicationCommandStringOption"
-    assert limits.COMMAND_NAME == prop(create, "name")["maxLength"]
-    assert limits.COMMAND_NAME == prop(option, "name")["maxLength"]
-    assert limits.COMMAND_DESCRIPTION == prop(create, "description")["maxLength"]
-    assert limits.COMMAND_DESCRIPTION == prop(option, "description")["maxLength"]
-    assert limits.COMMAND_OPTIONS == prop(create, "options")["maxItems"]
-    assert limits.OPTION_CHOICES == prop(option, "choices")["maxItems"]
-    assert limits.OPTION_STRING_LENGTH == prop(option, "max_length")["maximum"]
-    assert limits.OPTION_STRING_LENGTH == prop(option, "min_length")["maximum"]
+    assert prop(create, "name")["maxLength"] == limits.COMMAND_NAME
+    assert prop(option, "name")["maxLength"] == limits.COMMAND_NAME
+    assert prop(create, "description")["maxLength"] == limits.COMMAND_DESCRIPTION
+    assert prop(option, "description")["maxLength"] == limits.COMMAND_DESCRIPTION
+    assert prop(create, "options")["maxItems"] == limits.COMMAND_OPTIONS
+    assert prop(option, "choices")["maxItems"] == limits.OPTION_CHOICES
+    assert prop(option, "max_length")["maximum"] == limits.OPTION_STRING_LENGTH
+    assert prop(option, "min_length")["maximum"] == limits.OPTION_STRING_LENGTH
 
 
 def test_limits_the_spec_states_too_loosely_match_the_stand_in() -> None:
     """Content (spec 4,000), choice values (spec 6,000), command count (spec 130 in all)."""
-    assert limits.CONTENT < prop("MessageCreateRequest", "content")["maxLength"]
+    assert prop("MessageCreateRequest", "content")["maxLength"] > limits.CONTENT
     assert limits.CONTENT == rules_messages.CONTENT
     choice_value = prop("ApplicationCommandOptionStringChoice", "value")["maxLength"]
-    assert limits.CHOICE_VALUE < choice_value
+    assert choice_value > limits.CHOICE_VALUE
     assert limits.CHOICE_VALUE == validate.CHOICE_VALUE
     spec_doc = spec.load()
     assert spec_doc is not None
     put = spec_doc.document["paths"]["/applications/{application_id}/commands"]["put"]
     most = put["requestBody"]["content"]["application/json"]["schema"]["maxItems"]
-    assert limits.CHAT_INPUT_COMMANDS + 2 * limits.CONTEXT_MENU_COMMANDS <= most
+    assert most >= limits.CHAT_INPUT_COMMANDS + 2 * limits.CONTEXT_MENU_COMMANDS
     assert limits.CHAT_INPUT_COMMANDS == validate.CHAT_INPUT_COMMANDS
     assert limits.COMMAND_TOTAL == validate.COMMAND_TOTAL
     assert limits.CONTEXT_MENU_COMMANDS == validate.CONTEXT_MENU_COMMANDS

@@ -10,13 +10,15 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app import components, limits, render, respond
-from bot.app.checks import effective_venue, venue_choices
+from bot.app.checks import effective_venue, venue_autocomplete
 from bot.app.components import VENUE_MAX, PageState
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
 
 PAPER_REF_MAX = 100  # an id or a title as typed; autocomplete values are ids
+PaperRef = app_commands.Range[str, 1, PAPER_REF_MAX]
+PAPER_HELP = "Start typing a title (or paste a paper id)"
 
 
 def paper_choices(bot: PaperBot, current: str) -> list[app_commands.Choice[str]]:
@@ -40,21 +42,13 @@ class Papers(commands.Cog):
         return self.bot.settings.discord.ephemeral
 
     @app_commands.command(name="paper", description="Show one paper: abstract, authors, links")
-    @app_commands.describe(paper="Start typing a title (or paste a paper id)")
-    async def paper(
-        self,
-        interaction: discord.Interaction[PaperBot],
-        paper: app_commands.Range[str, 1, PAPER_REF_MAX],
-    ) -> None:
+    @app_commands.describe(paper=PAPER_HELP)
+    async def paper(self, interaction: discord.Interaction[PaperBot], paper: PaperRef) -> None:
         await components.show_paper(interaction, paper, ephemeral=self.ephemeral)
 
     @app_commands.command(name="similar", description="Papers similar to one paper")
-    @app_commands.describe(paper="Start typing a title (or paste a paper id)")
-    async def similar(
-        self,
-        interaction: discord.Interaction[PaperBot],
-        paper: app_commands.Range[str, 1, PAPER_REF_MAX],
-    ) -> None:
+    @app_commands.describe(paper=PAPER_HELP)
+    async def similar(self, interaction: discord.Interaction[PaperBot], paper: PaperRef) -> None:
         engine = self.bot.engine
         found = await respond.compute(interaction, engine.paper, paper, ephemeral=self.ephemeral)
         size = components.page_limit(self.bot.settings.search.page_size)
@@ -69,6 +63,7 @@ class Papers(commands.Cog):
     @app_commands.describe(
         venue="Only papers from this venue (start typing; all: every venue despite a default)"
     )
+    @app_commands.autocomplete(venue=venue_autocomplete)
     async def random_paper(
         self,
         interaction: discord.Interaction[PaperBot],
@@ -84,12 +79,6 @@ class Papers(commands.Cog):
         self, interaction: discord.Interaction[PaperBot], current: str
     ) -> list[app_commands.Choice[str]]:
         return paper_choices(self.bot, current)
-
-    @random_paper.autocomplete("venue")
-    async def venue_autocomplete(
-        self, interaction: discord.Interaction[PaperBot], current: str
-    ) -> list[app_commands.Choice[str]]:
-        return await venue_choices(self.bot, current)
 
 
 async def setup(bot: PaperBot) -> None:

@@ -9,7 +9,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app import components
-from bot.app.checks import effective_venue, venue_choices
+from bot.app.checks import effective_venue, venue_autocomplete
 from bot.app.components import LIMIT_MAX, QUERY_MAX, VENUE_MAX, PageState, page_limit
 from bot.search.models import BadFilter, EmptyQuery
 
@@ -39,6 +39,7 @@ class Search(commands.Cog):
         venue="Only papers from this venue (start typing; all: every venue despite a default)",
         limit="Papers per page (1-10)",
     )
+    @app_commands.autocomplete(venue=venue_autocomplete)
     @app_commands.checks.dynamic_cooldown(search_cooldown, key=lambda i: i.user.id)
     async def search(
         self,
@@ -60,12 +61,6 @@ class Search(commands.Cog):
         await components.show_page(
             interaction, state, edit=False, ephemeral=self.bot.settings.discord.ephemeral
         )
-
-    @search.autocomplete("venue")
-    async def venue_autocomplete(
-        self, interaction: discord.Interaction[PaperBot], current: str
-    ) -> list[app_commands.Choice[str]]:
-        return await venue_choices(self.bot, current)
 
 
 async def setup(bot: PaperBot) -> None:
