@@ -29,6 +29,7 @@ from bot.app.workers import off_loop
 from bot.config import ConfigError, Settings
 
 if TYPE_CHECKING:
+    from bot.daily.scheduler import Clock
     from bot.search.engine import SearchEngine
     from bot.storage.sqlite import Storage
 
@@ -114,6 +115,8 @@ class PaperBot(commands.AutoShardedBot):
         self.syncer = CommandSyncer(self)
         self.sync_guild_refused = False  # DISCORD_GUILD_ID names a server the bot is not in
         self._meta: dict[str, str] = {}  # command hashes when there is no storage
+        # The daily scheduler's clock; None is real time (a stepped clock can be injected).
+        self.clock: Clock | None = None
         # Seconds of work before an interaction is deferred ("thinking…"); see respond.soon.
         self.defer_after = DEFER_AFTER
         # Live corpus reload (/admin reload, SIGHUP): swaps `self.engine`; see bot.app.reload.

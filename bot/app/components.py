@@ -338,7 +338,12 @@ class ShareButton(BotItem[discord.ui.Button[discord.ui.View]], template=r"pb:sha
             raise discord.ClientException("nothing to share on this message")
         await interaction.response.send_message(
             content=f"Shared by {interaction.user.mention}",
-            embeds=embeds[: limits.EMBEDS_PER_MESSAGE],
+            # Within the one message's budget even if the original was built by an older
+            # version with other limits.
+            embeds=[
+                discord.Embed.from_dict(e)
+                for e in limits.fit_embeds(embed.to_dict() for embed in embeds)
+            ],
             allowed_mentions=discord.AllowedMentions.none(),
             ephemeral=False,
         )

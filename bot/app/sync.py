@@ -14,7 +14,7 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import aiohttp
 import discord
@@ -34,11 +34,15 @@ def one_line(exc: BaseException) -> str:
     return "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
 
 
+# Where command sync stands; /sync shows it.
+SyncState = Literal["idle", "syncing", "waiting", "synced", "refused", "failed"]
+
+
 @dataclass
 class SyncStatus:
-    """What the last sync did, for /sync and for tests: state is one of the words below."""
+    """What the last sync did, for /sync: its state and a sentence for people."""
 
-    state: str = "idle"  # idle | syncing | waiting | synced | refused | failed
+    state: SyncState = "idle"
     detail: str = ""
     retry_at: float | None = None  # loop time of the next attempt while waiting
 
@@ -166,7 +170,7 @@ class CommandSyncer:
             return 0.0
         return self._finish("synced", f"Synced {count} commands to {where}.")
 
-    def _finish(self, state: str, detail: str) -> float | None:
+    def _finish(self, state: SyncState, detail: str) -> float | None:
         """Record the outcome; None, the "finished" answer of `_attempt`."""
         self.status.state, self.status.detail, self.status.retry_at = state, detail, None
         if state == "failed":

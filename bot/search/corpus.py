@@ -243,14 +243,20 @@ def paper_from_project(record: dict[str, Any], default_venue: str) -> Paper:
     )
 
 
-def paper_from_paperlist(record: dict[str, Any], venue: str, year: int | None, slug: str) -> Paper:
-    raw_id = record.get("id")
+def _listed_core(record: dict[str, Any], id_key: str, abstract_key: str) -> tuple[str, str, str]:
+    """Id, title and abstract of a conference-list or BEIR record (numeric ids accepted)."""
+    raw_id = record.get(id_key)
     if isinstance(raw_id, int) and not isinstance(raw_id, bool):
         raw_id = str(raw_id)
-    paper_id = _text(raw_id, "id").strip()
+    paper_id = _text(raw_id, id_key).strip()
     title = tidy(_text(record.get("title"), "title"))
-    abstract = tidy(_text(record.get("abstract"), "abstract"))
+    abstract = tidy(_text(record.get(abstract_key), abstract_key))
     _require_text(paper_id, title, abstract)
+    return paper_id, title, abstract
+
+
+def paper_from_paperlist(record: dict[str, Any], venue: str, year: int | None, slug: str) -> Paper:
+    paper_id, title, abstract = _listed_core(record, "id", "abstract")
     links = [
         Link(kind, url)
         for kind, url in (
@@ -276,13 +282,7 @@ def paper_from_paperlist(record: dict[str, Any], venue: str, year: int | None, s
 
 
 def paper_from_beir(record: dict[str, Any], venue: str) -> Paper:
-    raw_id = record.get("_id")
-    if isinstance(raw_id, int) and not isinstance(raw_id, bool):
-        raw_id = str(raw_id)
-    paper_id = _text(raw_id, "_id").strip()
-    title = tidy(_text(record.get("title"), "title"))
-    abstract = tidy(_text(record.get("text"), "text"))
-    _require_text(paper_id, title, abstract)
+    paper_id, title, abstract = _listed_core(record, "_id", "text")
     return Paper(
         id=paper_id,
         title=title or _headline_fallback(abstract),

@@ -74,13 +74,9 @@ class EvalReport:
         return 1000 * self.search_seconds / self.queries if self.queries else 0.0
 
     def to_json(self) -> dict[str, object]:
+        names = ("collection", "split", "analyzer", "settings", "docs", "queries")
         return {
-            "collection": self.collection,
-            "split": self.split,
-            "analyzer": self.analyzer,
-            "settings": self.settings,
-            "docs": self.docs,
-            "queries": self.queries,
+            **{name: getattr(self, name) for name in names},
             "failed_queries": self.failed,
             **{k: round(v, 4) for k, v in self.scores.items()},
             "index_seconds": round(self.index_seconds, 3),

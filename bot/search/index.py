@@ -18,7 +18,7 @@ import os
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
@@ -47,28 +47,27 @@ class IndexCacheError(Exception):
     """A saved index is missing, stale or damaged; the caller rebuilds it."""
 
 
+@dataclass(eq=False)
 class BM25Index:
-    """Term postings in CSR form: term t's documents are `doc_ids[indptr[t]:indptr[t+1]]`."""
+    """Term postings in CSR form: term t's documents are `doc_ids[indptr[t]:indptr[t+1]]`.
 
-    def __init__(
-        self,
-        vocab: dict[str, int],
-        indptr: np.ndarray,
-        doc_ids: np.ndarray,
-        tfs: np.ndarray,
-        doc_len: np.ndarray,
-        params: BM25Params,
-        sat: np.ndarray | None = None,
-    ) -> None:
-        self.vocab = vocab
-        self.indptr = indptr
-        self.doc_ids = doc_ids
-        self.tfs = tfs
-        self.doc_len = doc_len
-        self.params = params
+    The fields are what is saved; everything else is derived from them in `__post_init__`
+    (`saturation` is passed when a saved index already holds it).
+    """
+
+    vocab: dict[str, int]
+    indptr: np.ndarray
+    doc_ids: np.ndarray
+    tfs: np.ndarray
+    doc_len: np.ndarray
+    params: BM25Params
+    saturation: InitVar[np.ndarray | None] = None
+
+    def __post_init__(self, saturation: np.ndarray | None) -> None:
+        doc_len, params, tfs, doc_ids = self.doc_len, self.params, self.tfs, self.doc_ids
         self.n_docs = int(doc_len.shape[0])
         self.avgdl = float(doc_len.sum()) / self.n_docs if self.n_docs else 0.0
-        df = np.diff(indptr).astype(np.float64)
+        df = np.diff(self.indptr).astype(np.float64)
         self.idf = _okapi_idf(df, self.n_docs, params.epsilon)
         p = params
         # rank_bm25: q_freq + k1 * (1 - b + b * doc_len / avgdl), per document, computed once.
@@ -77,7 +76,9 @@ class BM25Index:
         # Per posting, rank_bm25's tf * (k1 + 1) / (tf + norm[doc]) (float64, same operations):
         # a query then costs one multiply by idf and one scatter-add per postings list. Saved
         # with the index and memory-mapped on load, so it costs no start-up and no private RSS.
-        self.sat = sat if sat is not None else _saturation(tfs, doc_ids, self.norm, p.k1)
+        self.sat = (
+            saturation if saturation is not None else _saturation(tfs, doc_ids, self.norm, p.k1)
+        )
 
     # -- building ---------------------------------------------------------------------------
 
@@ -296,7 +297,7 @@ class BM25Index:
             arrays["tfs"],
             arrays["doc_len"],
             params,
-            sat=arrays["sat"],
+            saturation=arrays["sat"],
         )
 
 

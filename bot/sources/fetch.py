@@ -226,14 +226,14 @@ async def fetch_paperlist(client: PoliteClient, source: str, out: Path) -> Fetch
                 handle.write(body)
         else:
             os.close(fd)
-            await asyncio.to_thread(shutil.copyfile, Path(source).expanduser(), tmp)
+            await asyncio.to_thread(lambda: shutil.copyfile(Path(source).expanduser(), tmp))
         loaded: LoadReport = await asyncio.to_thread(load_file, tmp)
         problems = [str(p).replace(str(tmp), source) for p in loaded.problems]
         report.problems.extend(problems)
         if not loaded.papers:
             first = "; ".join(problems[:2]) or "no paper records"
             raise FetchError(f"{source} is not a usable Paper Copilot list: {first}")
-        old = {p.id for p in load_file(out).papers} if out.is_file() else set()
+        old = await asyncio.to_thread(_ids_in, out)  # a whole corpus file: not on the loop
         new = [p.id for p in loaded.papers if p.id not in old]
         report.counts.added = len(new)
         report.counts.added_ids.extend(new)
@@ -242,8 +242,12 @@ async def fetch_paperlist(client: PoliteClient, source: str, out: Path) -> Fetch
         os.replace(tmp, out)
         report.complete = True
     finally:
-        tmp.unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)  # noqa: ASYNC240 - one unlink of our own temporary file
     return report
+
+
+def _ids_in(path: Path) -> set[str]:
+    return {p.id for p in load_file(path).papers} if path.is_file() else set()
 
 
 async def run_job(

@@ -14,8 +14,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app import components
-from bot.app.checks import effective_venue, venue_choices
-from bot.app.components import LIMIT_MAX, VENUE_MAX, PageState
+from bot.app.checks import effective_venue, venue_autocomplete
+from bot.app.components import LIMIT_MAX, VENUE_MAX, PageState, page_limit
 from bot.search.models import BadFilter
 from bot.search.recent import MAX_DAYS
 
@@ -35,6 +35,7 @@ class New(commands.Cog):
         venue="Only papers from this venue (start typing; all: every venue despite a default)",
         limit="Papers per page (1-10)",
     )
+    @app_commands.autocomplete(venue=venue_autocomplete)
     async def new(
         self,
         interaction: discord.Interaction[PaperBot],
@@ -47,17 +48,11 @@ class New(commands.Cog):
             raise BadFilter(f"Unknown venue {venue!r}. Pick one from the suggestions.")
         # Discord enforces the ranges in its client only; a raw API call may send anything.
         span = max(1, min(MAX_DAYS, days))
-        size = max(1, min(LIMIT_MAX, limit or self.bot.settings.search.page_size))
+        size = page_limit(limit or self.bot.settings.search.page_size)
         state = PageState(kind="n", ref=str(span), limit=size, venue=(venue or "").strip())
         await components.show_page(
             interaction, state, edit=False, ephemeral=self.bot.settings.discord.ephemeral
         )
-
-    @new.autocomplete("venue")
-    async def venue_autocomplete(
-        self, interaction: discord.Interaction[PaperBot], current: str
-    ) -> list[app_commands.Choice[str]]:
-        return await venue_choices(self.bot, current)
 
 
 async def setup(bot: PaperBot) -> None:

@@ -97,7 +97,7 @@ class DailyEnv:
         self.storage = await Storage.open(str(self.path))
         settings = replace(make_settings(self.fake, **discord_options), daily=DAILY)
         bot = make_bot(settings, self.engine, self.storage)
-        bot.clock = self.clock  # type: ignore[attr-defined]
+        bot.clock = self.clock
         self.clock.asleep.clear()
         self.connection = await self.connect(bot, TOKEN)
         return bot

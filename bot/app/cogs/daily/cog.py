@@ -6,7 +6,7 @@ commands. Wiring:
 
 * the scheduler reads the corpus through `self.bot.engine` *at call time*, so a live reload
   that swaps the engine changes the pool without restarting anything;
-* its clock is `bot.clock` when the bot has one (an injected clock), else real time;
+* its clock is `bot.clock` when one was injected, else real time;
 * it starts once the gateway is up (a task awaiting `wait_until_ready`, so a reconnect's
   second `on_ready` cannot start it twice) and stops in `cog_unload`, which discord.py also
   runs from `Bot.close()`, before the bot closes its storage.
@@ -122,7 +122,7 @@ class Daily(commands.Cog):
             self._topic_ids,
             added_after=self._added_after,
             settings=settings,
-            clock=getattr(self.bot, "clock", None),
+            clock=self.bot.clock,
         )
         await asyncio.to_thread(zone_names)
         self._starter = asyncio.create_task(self._start_when_ready(), name="daily-start")
