@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
+from bot.background import Background
 from bot.config import FetchJob, Settings, SourcesSettings
 from bot.daily.scheduler import Clock, SystemClock
 from bot.sources.fetch import FetchReport, run_job
@@ -71,7 +72,7 @@ class Refresher:
         self.last_reload: ReloadOutcome | None = None
         self.next_at: datetime | None = None
         self._lock = asyncio.Lock()
-        self._task: asyncio.Task[None] | None = None
+        self.loop = Background("sources-refresh", self._loop)
 
     @property
     def jobs(self) -> tuple[FetchJob, ...]:
@@ -113,16 +114,10 @@ class Refresher:
         """Start the timer loop when the settings ask for refreshes (idempotent)."""
         if not self.jobs or not self.host.settings.sources.refresh_at:
             return
-        if self._task is None or self._task.done():
-            self._task = asyncio.get_running_loop().create_task(
-                self._loop(), name="sources-refresh"
-            )
+        self.loop.start()
 
     async def stop(self) -> None:
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+        await self.loop.stop()
 
     async def _loop(self) -> None:
         if any(not job.out.is_file() for job in self.jobs):

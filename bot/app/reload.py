@@ -74,6 +74,13 @@ class ReloadOutcome:
     # dispatches them as `on_papers_added(paper_ids, source)` for listeners such as feeds).
     added: tuple[str, ...] = ()
 
+    @classmethod
+    def kept(
+        cls, source: str, papers: int, seconds: float, reasons: Sequence[str]
+    ) -> ReloadOutcome:
+        """A reload that did not swap: the `papers` already served go on, for `reasons`."""
+        return cls(False, source, papers, papers, seconds, tuple(reasons))
+
     def summary(self) -> str:
         """One paragraph for the owner (Discord reply, console line, log)."""
         if not self.ok:
@@ -241,10 +248,8 @@ class Reloader:
         old = self.holder.engine
         previous = len(old.papers) if old is not None else 0
         if self._running is not None:
-            return ReloadOutcome(
-                False,
+            return ReloadOutcome.kept(
                 source,
-                previous,
                 previous,
                 0.0,
                 (f"a reload ({self._running}) is already running; try again when it has finished",),
@@ -264,13 +269,8 @@ class Reloader:
                 )
             )
         except ReloadRejected as exc:
-            outcome = ReloadOutcome(
-                False,
-                source,
-                previous,
-                previous,
-                time.perf_counter() - started,
-                tuple(exc.reasons[:MAX_REASONS]),
+            outcome = ReloadOutcome.kept(
+                source, previous, time.perf_counter() - started, tuple(exc.reasons[:MAX_REASONS])
             )
             log.warning(
                 "corpus reload (%s) rejected, keeping %d papers: %s",
@@ -282,10 +282,8 @@ class Reloader:
             return outcome
         except Exception as exc:  # a bug in loading must not stop serving
             log.exception("corpus reload (%s) failed; keeping the previous corpus", source)
-            outcome = ReloadOutcome(
-                False,
+            outcome = ReloadOutcome.kept(
                 source,
-                previous,
                 previous,
                 time.perf_counter() - started,
                 (f"unexpected error: {type(exc).__name__}",),
@@ -375,13 +373,8 @@ def reload_now(
             holder.settings, corpus_files, load, previous=previous, force=force
         )
     except ReloadRejected as exc:
-        return ReloadOutcome(
-            False,
-            source,
-            previous,
-            previous,
-            time.perf_counter() - started,
-            tuple(exc.reasons[:MAX_REASONS]),
+        return ReloadOutcome.kept(
+            source, previous, time.perf_counter() - started, tuple(exc.reasons[:MAX_REASONS])
         )
     report = getattr(engine, "load_report", None)
     holder.settings, holder.engine = settings, engine

@@ -20,6 +20,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
+from bot.background import Background
 from bot.config import DailySettings
 from bot.daily.rules import (
     DailyError,
@@ -102,7 +103,7 @@ class DailyScheduler:
         self.clock: Clock = clock or SystemClock()
         self._rng = rng or random.SystemRandom()
         self._wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        self.loop = Background("daily-scheduler", self._loop)
         self._run_lock = asyncio.Lock()
         self._pick_lock = asyncio.Lock()
         self._hold: dict[int, datetime] = {}
@@ -111,16 +112,10 @@ class DailyScheduler:
 
     def start(self) -> None:
         """Start the loop (idempotent). Its first step catches up on today's missed posts."""
-        if self._task is None or self._task.done():
-            self._task = asyncio.get_running_loop().create_task(
-                self._loop(), name="daily-scheduler"
-            )
+        self.loop.start()
 
     async def stop(self) -> None:
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+        await self.loop.stop()
 
     def wake(self) -> None:
         """Re-plan now: a schedule changed, so the earliest due post may have moved."""

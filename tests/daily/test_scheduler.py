@@ -505,10 +505,9 @@ async def test_system_clock_loop_starts_and_stops(tmp_path):
     sched.start()  # idempotent
     sched.wake()
     await asyncio.sleep(0.05)
-    assert sched._task is not None
-    assert not sched._task.done()
+    assert sched.loop.running
     await sched.stop()
-    assert sched._task is None
+    assert not sched.loop.running
     await store.close()
 
 

@@ -16,7 +16,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app import library, render, respond
-from bot.app.checks import manager_only, venue_choices
+from bot.app.checks import manager_only, venue_autocomplete
 from bot.app.components import VENUE_MAX
 from bot.search.models import BadFilter
 from bot.storage.library import Library
@@ -63,6 +63,7 @@ class Server(commands.Cog):
         name="venue", description="The venue /search and /random use when none is given"
     )
     @app_commands.describe(venue="A venue of the corpus; leave empty to search every venue again")
+    @app_commands.autocomplete(venue=venue_autocomplete)
     @app_commands.check(manager_only)
     async def venue(
         self,
@@ -84,12 +85,6 @@ class Server(commands.Cog):
         )
         embed = render.finish(discord.Embed(description=text, colour=render.COLOR))
         await respond.send(interaction, embed=embed, ephemeral=True)
-
-    @venue.autocomplete("venue")
-    async def venue_autocomplete(
-        self, interaction: discord.Interaction[PaperBot], current: str
-    ) -> list[app_commands.Choice[str]]:
-        return await venue_choices(self.bot, current)
 
     # -- reactions on the daily post ------------------------------------------------------------
 
