@@ -11,8 +11,8 @@ from bot.search.corpus import load_corpus
 from bot.search.engine import SearchEngine
 
 # Registered once for every test: no test token in any log record; the loopback Discord
-# (`fake_discord`, `connect_bot`).
-pytest_plugins = ["tests.token_guard", "tests.fakediscord.fixtures"]
+# (`fake_discord`, `connect_bot`); the paper-of-the-day bot on a stepped clock (`daily_env`).
+pytest_plugins = ["tests.token_guard", "tests.fakediscord.fixtures", "tests.app.daily.support"]
 SHARED = PROJECT_ROOT.parent / "shared" / "data"
 TEST_DATA = Path(__file__).resolve().parent / "data"
 ICML = PROJECT_ROOT / "data" / "icml2026.jsonl"

@@ -18,10 +18,7 @@ import pytest_asyncio
 from discord import app_commands
 from discord.http import Route
 
-from tests.fakediscord import FakeDiscord, fixtures
-
-fake_discord = fixtures.fake_discord
-connect_bot = fixtures.connect_bot
+from tests.fakediscord import FakeDiscord
 
 
 class Probe(discord.Client):

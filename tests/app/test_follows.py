@@ -19,11 +19,9 @@ from bot.storage.follows import Follows
 from bot.storage.sqlite import Storage
 from tests.app.daily.support import until
 from tests.app.helpers import TOKEN, answered, make_bot, make_settings
-from tests.fakediscord import BotConnection, FakeDiscord, fixtures
+from tests.fakediscord import BotConnection, FakeDiscord
 from tests.fakediscord.faults import Fault, error_body
 
-fake_discord = fixtures.fake_discord
-connect_bot = fixtures.connect_bot
 QUERY = "hyperbolic embeddings"
 
 

@@ -18,12 +18,9 @@ from bot.config import LibrarySettings, SearchSettings
 from bot.search.engine import SearchEngine
 from bot.search.models import Link, Paper
 from bot.storage.sqlite import Storage
-from tests.app.daily.support import DUE, DailyEnv, daily_env  # noqa: F401 - fixture
+from tests.app.daily.support import DUE, DailyEnv
 from tests.app.helpers import TOKEN, answered, make_bot, make_settings
-from tests.fakediscord import BotConnection, FakeDiscord, fixtures
-
-fake_discord = fixtures.fake_discord
-connect_bot = fixtures.connect_bot
+from tests.fakediscord import BotConnection, FakeDiscord
 
 TRICKY = Paper(
     id="test/tricky-1",
@@ -228,7 +225,7 @@ async def test_clear_asks_then_deletes_everything(env: tuple[FakeDiscord, PaperB
     assert await store.count(int(fake.admin.id)) == 1
 
 
-async def test_save_from_the_daily_post(daily_env: DailyEnv) -> None:  # noqa: F811
+async def test_save_from_the_daily_post(daily_env: DailyEnv) -> None:
     await daily_env.start()
     fake = daily_env.fake
     await daily_env.set_daily()

@@ -5,12 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from bot.storage.library import Library
-from tests.app.daily.support import DUE, DailyEnv, daily_env, text_of, until  # noqa: F401
+from tests.app.daily.support import DUE, DailyEnv, text_of, until
 from tests.app.helpers import answered
-from tests.fakediscord import fixtures
-
-fake_discord = fixtures.fake_discord
-connect_bot = fixtures.connect_bot
 
 MANAGE_GUILD = str(1 << 5)
 
@@ -27,7 +23,7 @@ def reaction(post: dict[str, Any], user_id: str, emoji: str, guild_id: str) -> d
     }
 
 
-async def test_top_counts_saves_and_daily_post_reactions(daily_env: DailyEnv) -> None:  # noqa: F811
+async def test_top_counts_saves_and_daily_post_reactions(daily_env: DailyEnv) -> None:
     await daily_env.start()
     fake = daily_env.fake
     commands = fake.commands()
@@ -79,7 +75,7 @@ async def _is(value: Any, expected: int) -> bool:
     return await value == expected
 
 
-async def test_server_default_venue_applies_to_search_and_random(daily_env: DailyEnv) -> None:  # noqa: F811
+async def test_server_default_venue_applies_to_search_and_random(daily_env: DailyEnv) -> None:
     await daily_env.start()
     fake = daily_env.fake
     refused = await daily_env.slash(

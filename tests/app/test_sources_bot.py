@@ -22,11 +22,9 @@ from bot.search.recent import stamp
 from bot.storage.sqlite import Storage
 from tests.app.daily.support import DUE, START, DailyEnv, SteppedClock, until
 from tests.app.helpers import TOKEN, answered, make_bot
-from tests.fakediscord import FakeDiscord, fixtures
+from tests.fakediscord import FakeDiscord
 from tests.fakesources import FakeOpenReview, Fault, note
 
-fake_discord = fixtures.fake_discord
-connect_bot = fixtures.connect_bot
 VENUE = "ICML.cc/2026/Conference"
 
 

@@ -26,10 +26,8 @@ from bot.config import Secrets
 from bot.search.engine import SearchEngine
 from bot.storage.sqlite import Storage
 from tests.app.helpers import TOKEN, answered, make_bot, make_settings
-from tests.fakediscord import BotConnection, FakeDiscord, fixtures
+from tests.fakediscord import BotConnection, FakeDiscord
 
-fake_discord = fixtures.fake_discord
-connect_bot = fixtures.connect_bot
 Connect = Callable[..., Awaitable[BotConnection]]
 COMMANDS = "/applications/{app}/commands"
 

@@ -8,11 +8,13 @@ PaperBot (all cogs) against the loopback Discord on a SQLite file, and can resta
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+import pytest_asyncio
 
 from bot.app.client import PaperBot
 from bot.config import DailySettings
@@ -162,3 +164,17 @@ def text_of(reply: Reply) -> str:
     parts = [reply.content, embed.get("title") or "", embed.get("description") or ""]
     parts += [f"{f['name']}: {f['value']}" for f in embed.get("fields") or []]
     return "\n".join(parts)
+
+
+@pytest_asyncio.fixture
+async def daily_env(
+    fake_discord: FakeDiscord,
+    connect_bot: Callable[..., Any],
+    icml_engine: SearchEngine,
+    tmp_path: Path,
+) -> AsyncIterator[DailyEnv]:
+    env = DailyEnv(
+        fake_discord, icml_engine, SteppedClock(START), tmp_path / "bot.sqlite3", connect_bot
+    )
+    yield env
+    await env.stop()
