@@ -206,9 +206,12 @@ def _simplify(document: dict[str, Any]) -> None:
             other = [b for b in branches if b != {"type": "null"}]
             del node["oneOf"]
             node["anyOf"] = [*other, {"type": "null"}]
-        if "enum" in node and isinstance(node.get("allOf"), list):
-            if all(set(b) == {"$ref"} for b in node["allOf"]):
-                del node["allOf"]
+        if (
+            "enum" in node
+            and isinstance(node.get("allOf"), list)
+            and all(set(b) == {"$ref"} for b in node["allOf"])
+        ):
+            del node["allOf"]
 
 
 def _discriminate(document: dict[str, Any]) -> None:
