@@ -7,8 +7,10 @@ from typing import TYPE_CHECKING
 import discord
 from discord import app_commands
 
+from bot.app import limits
 from bot.app.components import VENUE_MAX
 from bot.app.respond import NotOwner
+from bot.search import refs
 from bot.search.models import SearchError
 from bot.storage.library import Library
 
@@ -38,11 +40,20 @@ async def venue_autocomplete(
     interaction: discord.Interaction[PaperBot], current: str
 ) -> list[app_commands.Choice[str]]:
     """Venues of the corpus containing what was typed (memory only, no I/O); every command
-    with a `venue` option registers it (`@app_commands.autocomplete(venue=...)`)."""
+    with a `venue` option registers it (`@app_commands.autocomplete(venue=...)`).
+
+    Each value is one `/search` and `/random` accept and that names that venue alone: the
+    name itself, or its key (`bot.search.refs`) when the name is longer than a value may be.
+    """
     want = current.casefold().replace(" ", "")
     venues = interaction.client.engine.venues()
     names = [v for v in venues if want in v.casefold().replace(" ", "")]
-    return [app_commands.Choice(name=v[:100], value=v[:VENUE_MAX]) for v in names[:25]]
+    return [
+        app_commands.Choice(
+            name=limits.truncate(v, limits.CHOICE_NAME), value=refs.ref_for(v, VENUE_MAX)
+        )
+        for v in names[: limits.CHOICES]
+    ]
 
 
 async def effective_venue(

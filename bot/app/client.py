@@ -96,6 +96,9 @@ class PaperBot(commands.AutoShardedBot):
         discord.VoiceClient.warn_dave = False
         owners = set(settings.secrets.owner_ids)
         options.setdefault("shard_count", settings.discord.shard_count or None)
+        # Nothing the bot sends pings anyone unless a call asks for it: paper text could hold
+        # @everyone or <@&role>, and a shared reply names its sharer without a ping.
+        options.setdefault("allowed_mentions", discord.AllowedMentions.none())
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents,

@@ -1,20 +1,24 @@
 """Buttons and menus whose whole state lives in their custom_id, so they survive restarts.
 
 Each class is a `discord.ui.DynamicItem` registered once in `setup_hook`; Discord sends the
-custom_id back with every click, and the item rebuilds what it needs from it. custom_ids:
+custom_id back with every click, and the item rebuilds what it needs from it. Every custom_id
+is built by `limits.custom_id`:
 
     pb:s:{page}:{limit}:{venue}:{query}   a page of /search results (◀ ▶)
-    pb:l:{page}:{limit}:{paper id}        a page of "more like" results (◀ ▶)
+    pb:l:{page}:{limit}:{paper}           a page of "more like" results (◀ ▶)
     pb:n:{page}:{limit}:{venue}:{days}    a page of /new (◀ ▶)
-    pb:open                                the menu opening one hit (the value is the paper id)
-    pb:more:{paper id}                     "More like this" on a paper's detail
+    pb:open                                the menu opening one hit (the value is the paper)
+    pb:more:{paper}                        "More like this" on a paper's detail
     pb:share                               post this ephemeral reply to the channel
     pb:save:…, pb:lib:…, pb:fb:…               Save, library and follow-notice pages (`saving`)
 
-A query too long for the custom_id (a pasted title) is stored as `QUERY_IN_MESSAGE` instead:
-the button then reads the query back from the message it sits on, whose embed title is
-"🔎 {query}" (`QUERY_MAX` keeps that title whole within Discord's 256). The venue option is
-capped (`VENUE_MAX`) so the rest always fits, even in the worst case.
+`{paper}` is the paper id, or its key (`bot.search.refs`: `~` and 12 hex digits) when the id
+is too long to fit; `{venue}` is the venue filter, or the key of a venue name longer than
+`VENUE_INLINE` or holding ":". Keys depend on the id or name only, so a button keeps working
+after a restart and after a corpus reload that keeps its paper; when the paper or venue is
+gone, the click answers so. A query too long for the custom_id (a pasted title) is stored as
+`QUERY_IN_MESSAGE` instead: the button then reads the query back from the message it sits
+on, whose embed title is "🔎 {query}" (`QUERY_MAX` keeps that title whole within 256).
 """
 
 from __future__ import annotations
@@ -27,7 +31,9 @@ import discord
 
 from bot.app import limits, render, respond, saving
 from bot.app.items import BotItem, Match
-from bot.search.models import Filters, SearchResult
+from bot.app.markdown import escape
+from bot.search import refs
+from bot.search.models import Filters, Paper, SearchResult
 from bot.search.recent import newest
 
 if TYPE_CHECKING:
@@ -37,7 +43,8 @@ if TYPE_CHECKING:
 QUERY_MAX = 250
 QUERY_IN_MESSAGE = "^"
 SEARCH_TITLE_PREFIX = "🔎 "
-VENUE_MAX = 24
+VENUE_MAX = limits.CHOICE_VALUE  # a venue option holds any autocomplete value
+VENUE_INLINE = 24  # longer venue names travel in a custom_id as their key
 LIMIT_MAX = 10  # hits per page: a custom_id holds it in two digits, a menu lists them all
 PAGE_MAX = 9999
 # A results message lists a search ("s") or the papers like one paper ("l").
@@ -50,32 +57,50 @@ def page_limit(requested: int) -> int:
     return max(1, min(LIMIT_MAX, requested))
 
 
+def _inline_venue(venue: str) -> bool:
+    return ":" not in venue and len(venue) <= VENUE_INLINE and not refs.is_key(venue)
+
+
 @dataclass(frozen=True, slots=True)
 class PageState:
     """Which results a message shows: a search ("s"), papers like one paper ("l"), or the
     papers added in the last days ("n", bot/search/recent.py)."""
 
     kind: PageKind
-    ref: str  # the query, the paper id, or the number of days
+    ref: str  # the query; the paper id (or its key, from a custom_id); or the number of days
     page: int = 1
     limit: int = 5
-    venue: str = ""
+    venue: str = ""  # a venue filter (or the key of a venue name, as read from a custom_id)
+    paged: bool = True  # False when the venue cannot travel in a custom_id: no ◀ ▶
 
     def custom_id(self, page: int) -> str | None:
-        """The custom_id of a button showing `page`; None when the state cannot fit."""
-        if page > PAGE_MAX or ":" in self.venue:
+        """The custom_id of a button showing `page`; None when the state cannot be carried."""
+        if page > PAGE_MAX or not self.paged:
             return None
         if self.kind in ("s", "n"):
-            head = f"pb:{self.kind}:{page}:{self.limit}:{self.venue}:"
-        else:
-            head = f"pb:l:{page}:{self.limit}:"
-        value = head + self.ref
-        if len(value) > limits.CUSTOM_ID and self.kind == "s":
-            value = head + QUERY_IN_MESSAGE
-        return value if len(value) <= limits.CUSTOM_ID else None
+            venue = self.venue if _inline_venue(self.venue) else refs.key_of(self.venue)
+            head: tuple[object, ...] = ("pb", self.kind, page, self.limit, venue)
+            room = limits.custom_id_room(*head)
+            if len(self.ref) <= room:
+                return limits.custom_id(*head, self.ref)
+            return limits.custom_id(*head, QUERY_IN_MESSAGE) if self.kind == "s" else None
+        head = ("pb", "l", page, self.limit)
+        return limits.custom_id(*head, refs.ref_for(self.ref, limits.custom_id_room(*head)))
+
+    def resolved(self, engine: SearchEngine) -> PageState:
+        """Keys replaced by the paper id or venue name they stand for (raises `StaleRef` when
+        the corpus no longer has them); a venue filter that is neither short nor a venue's
+        exact name cannot travel as a key, so its results get no ◀ ▶."""
+        if self.kind == "l":
+            return replace(self, ref=refs.find_paper(engine, self.ref).id)
+        if not self.venue:
+            return self
+        venue = refs.canonical_venue(engine, refs.find_venue(engine, self.venue))
+        paged = _inline_venue(venue) or venue in engine.venues()
+        return replace(self, venue=venue, paged=paged)
 
     def run(self, engine: SearchEngine) -> SearchResult:
-        """The page's results (CPU work: call through `respond.compute`)."""
+        """The page's results for a resolved state (CPU work: call through `respond.compute`)."""
         offset = (self.page - 1) * self.limit
         if self.kind == "s":
             filters = Filters(venue=self.venue) if self.venue else None
@@ -91,8 +116,9 @@ class PageState:
         return int(self.ref) if self.ref.isdigit() else 7
 
     def heading(self, engine: SearchEngine) -> str | None:
+        """The embed title of "more like" results (markdown: the paper's title is escaped)."""
         if self.kind == "l":
-            return "More like: " + render.title_text(engine.paper(self.ref))
+            return "More like: " + escape(render.title_text(engine.paper(self.ref)))
         if self.kind == "n":
             return f"🆕 New papers: added in the last {self.days} day" + "s" * (self.days != 1)
         return None
@@ -146,16 +172,17 @@ def results_view(result: SearchResult, state: PageState, *, share: bool) -> disc
 
 
 def paper_view(paper_id: str, links: list[tuple[str, str]], *, share: bool) -> discord.ui.View:
+    """ "More like this", Share, and up to three link buttons (URLs from `render.found_links`,
+    already well formed)."""
     view = discord.ui.View(timeout=None)
-    if len(f"pb:more:{paper_id}") <= limits.CUSTOM_ID:
-        view.add_item(MoreLikeButton(paper_id))
+    view.add_item(MoreLikeButton(paper_id))
     save = saving.save_button(paper_id)
     if save is not None:
         view.add_item(save)
     if share:
         view.add_item(ShareButton())
     for label, url in links[:3]:
-        if url.startswith(("http://", "https://")) and len(url) <= limits.LINK_URL:
+        if len(url) <= limits.LINK_URL:
             view.add_item(discord.ui.Button(label=label[: limits.BUTTON_LABEL], url=url))
     return view
 
@@ -163,33 +190,43 @@ def paper_view(paper_id: str, links: list[tuple[str, str]], *, share: bool) -> d
 async def show_page(
     interaction: discord.Interaction[PaperBot], state: PageState, *, edit: bool, ephemeral: bool
 ) -> None:
-    """Run the page's query (deferring if slow) and show it, as a new message or in place."""
+    """Run the page's query and render it (in a worker, deferring if slow), then show it, as
+    a new message or in place."""
     engine = engine_of(interaction)
 
-    def work() -> tuple[SearchResult, str | None]:
-        return state.run(engine), state.heading(engine)
+    def work() -> tuple[PageState, SearchResult, discord.Embed]:
+        done = state.resolved(engine)
+        result = done.run(engine)
+        venue = done.venue or None
+        embed = render.results_embed(
+            result, heading=done.heading(engine), venue=venue, empty=done.empty_text()
+        )
+        return replace(done, page=render.page_of(result)[0]), result, embed
 
-    result, heading = await respond.compute(interaction, work, ephemeral=ephemeral, edit=edit)
-    embed = render.results_embed(
-        result, heading=heading, venue=state.venue or None, empty=state.empty_text()
-    )
+    shown, result, embed = await respond.compute(interaction, work, ephemeral=ephemeral, edit=edit)
     share = ephemeral and not (
         edit and interaction.message is not None and not interaction.message.flags.ephemeral
     )
-    view = results_view(result, replace(state, page=render.page_of(result)[0]), share=share)
+    view = results_view(result, shown, share=share)
     await respond.send(interaction, embed=embed, view=view, ephemeral=ephemeral, edit=edit)
 
 
 async def show_paper(
     interaction: discord.Interaction[PaperBot], ref: str, *, ephemeral: bool
 ) -> None:
+    """One paper in full; `ref` is an id, a key or a title. Rendered in a worker thread."""
     engine = engine_of(interaction)
-    paper = await respond.compute(interaction, engine.paper, ref, ephemeral=ephemeral)
+
+    def work() -> tuple[Paper, discord.Embed, list[tuple[str, str]]]:
+        paper = refs.find_paper(engine, ref)
+        return paper, render.paper_embed(paper), render.found_links(paper)
+
+    paper, embed, links = await respond.compute(interaction, work, ephemeral=ephemeral)
     await respond.send(
         interaction,
-        embed=render.paper_embed(paper),
+        embed=embed,
         ephemeral=ephemeral,
-        view=paper_view(paper.id, render.found_links(paper), share=ephemeral),
+        view=paper_view(paper.id, links, share=ephemeral),
     )
 
 
@@ -250,8 +287,6 @@ class OpenMenu(BotItem[discord.ui.Select[discord.ui.View]], template=r"pb:open")
     def __init__(self, result: SearchResult | None = None) -> None:
         options = []
         for hit in (result.hits if result else [])[: limits.SELECT_OPTIONS]:
-            if len(hit.paper.id) > limits.OPTION_VALUE:
-                continue
             meta = " · ".join(
                 x for x in (render.venue_line(hit.paper), render.authors_short(hit.paper, 2)) if x
             )
@@ -260,12 +295,12 @@ class OpenMenu(BotItem[discord.ui.Select[discord.ui.View]], template=r"pb:open")
                     label=limits.truncate(
                         f"{hit.rank}. {render.title_text(hit.paper)}", limits.OPTION_LABEL
                     ),
-                    value=hit.paper.id,
+                    value=refs.ref_for(hit.paper.id, limits.OPTION_VALUE),
                     description=limits.truncate(meta, limits.OPTION_DESCRIPTION) or None,
                 )
             )
         select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
-            custom_id="pb:open",
+            custom_id=limits.custom_id("pb", "open"),
             placeholder="Open a paper…",
             row=0,
             options=options or [discord.SelectOption(label="(no papers)", value="-")],
@@ -293,25 +328,31 @@ class MoreLikeButton(
     """ "More like this" under a paper: the first page of papers similar to it."""
 
     def __init__(self, paper_id: str) -> None:
+        head = ("pb", "more")
         super().__init__(
             discord.ui.Button(
                 label="More like this",
-                custom_id=f"pb:more:{paper_id}",
+                custom_id=limits.custom_id(
+                    *head, refs.ref_for(paper_id, limits.custom_id_room(*head))
+                ),
                 style=discord.ButtonStyle.primary,
                 emoji="🔁",
             )
         )
-        self.paper_id = paper_id
+        self.paper_ref = paper_id
 
     @classmethod
     def restore(
         cls, interaction: discord.Interaction[PaperBot], item: discord.ui.Item[Any], match: Match
     ) -> MoreLikeButton:
-        return cls(match["ref"])
+        button = cls.__new__(cls)
+        discord.ui.DynamicItem.__init__(button, item)  # the ref may be a key: keep it as sent
+        button.paper_ref = match["ref"]
+        return button
 
     async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:
         limit = page_limit(interaction.client.settings.search.page_size)
-        state = PageState(kind="l", ref=self.paper_id, limit=limit)
+        state = PageState(kind="l", ref=self.paper_ref, limit=limit)
         await show_page(interaction, state, edit=False, ephemeral=ephemeral_default(interaction))
 
 
@@ -321,7 +362,10 @@ class ShareButton(BotItem[discord.ui.Button[discord.ui.View]], template=r"pb:sha
     def __init__(self) -> None:
         super().__init__(
             discord.ui.Button(
-                label="Share", custom_id="pb:share", emoji="📣", style=discord.ButtonStyle.success
+                label="Share",
+                custom_id=limits.custom_id("pb", "share"),
+                emoji="📣",
+                style=discord.ButtonStyle.success,
             )
         )
 

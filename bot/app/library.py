@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bot.app import limits, render
+from bot.app import limits, markdown, render
 from bot.config import LibrarySettings
 from bot.search import export
 from bot.search.models import Paper, SearchError, UnknownPaper
@@ -80,8 +80,8 @@ async def save(
 def saved_text(paper: Paper, new: bool) -> str:
     title = limits.truncate(render.title_text(paper), 200)
     if new:
-        return f"📚 Saved **{render.escape(title)}** to your library (`/library show`)."
-    return f"📚 **{render.escape(title)}** is already in your library."
+        return f"📚 Saved **{markdown.escape(title)}** to your library (`/library show`)."
+    return f"📚 **{markdown.escape(title)}** is already in your library."
 
 
 async def resolve_saved(library: Library, engine: SearchEngine, user_id: int, ref: str) -> str:
@@ -135,7 +135,7 @@ def library_embed(view: LibraryPage, engine: SearchEngine) -> discord.Embed:
                 meta = f"{mark} · saved {item.saved_at:%Y-%m-%d}"
             else:
                 title = limits.truncate(render.title_text(paper), 200)
-                head = f"**{i}. {render.masked_link(title, paper.link('page'))}**"
+                head = f"**{i}. {markdown.masked_link(title, paper.link('page'))}**"
                 meta = " · ".join(
                     x
                     for x in (mark, render.venue_line(paper), f"saved {item.saved_at:%Y-%m-%d}")
@@ -191,7 +191,7 @@ def top_embed(
         for i, row in enumerate(rows, 1):
             paper = find(engine, row.paper_id)
             title = (
-                render.masked_link(
+                markdown.masked_link(
                     limits.truncate(render.title_text(paper), 90), paper.link("page")
                 )
                 if paper
@@ -215,7 +215,7 @@ def follows_embed(
     for f in follows:
         where = f"<#{f.channel_id}>" if f.channel_id is not None else personal
         state = f" · ⚠️ stopped: {f.disabled_reason}" if f.disabled_reason else ""
-        lines.append(f"`{f.follow_id}` **{render.escape(f.query)}** → {where}{state}")
+        lines.append(f"`{f.follow_id}` **{markdown.escape(f.query)}** → {where}{state}")
     embed.description = (
         "\n".join(lines)
         if lines
@@ -234,9 +234,8 @@ def notice_embed(
     for i, paper in enumerate(shown, start + 1):
         title = limits.truncate(render.title_text(paper), 150)
         meta = " · ".join(x for x in (render.venue_line(paper), render.authors_short(paper)) if x)
-        lines.append(
-            f"{i}. {render.masked_link(title, paper.link('page'))}" + (f"\n{meta}" if meta else "")
-        )
+        link = markdown.masked_link(title, paper.link("page"))
+        lines.append(f"{i}. {link}" + (f"\n{markdown.escape(meta)}" if meta else ""))
     more = total - start - len(shown)
     if more > 0:
         lines.append(f"…and {more} more (▶)")

@@ -115,20 +115,25 @@ def join_limited(
     return sep.join(out)
 
 
-def custom_id(*parts: object, tail: str = "") -> str:
-    """A component custom_id `p1:p2:...:tail`; `tail` (free text) is cut to fit 100.
+def custom_id(*parts: object) -> str:
+    """The custom_id `p1:p2:...` of a component: the one builder every component uses.
 
-    The fixed parts carry state that must survive intact, so they raise if too long instead.
+    Templates split on ":", so no part but the last may hold one (the last is read with `.+`).
+    Raises ValueError instead of cutting: a custom_id carries state that must come back whole;
+    callers that may overflow measure first with `custom_id_room`.
     """
-    head = ":".join(str(p) for p in parts)
-    if len(head) + 1 > CUSTOM_ID and tail:
-        raise ValueError(f"custom_id head too long: {head!r}")
-    if not tail:
-        if len(head) > CUSTOM_ID:
-            raise ValueError(f"custom_id too long: {head!r}")
-        return head
-    room = CUSTOM_ID - len(head) - 1
-    return head + ":" + tail[:room].rstrip()
+    texts = [str(part) for part in parts]
+    if any(":" in text for text in texts[:-1]):
+        raise ValueError(f"custom_id part holds ':': {texts!r}")
+    value = ":".join(texts)
+    if not 1 <= len(value) <= CUSTOM_ID:
+        raise ValueError(f"custom_id of {len(value)} characters (1-{CUSTOM_ID}): {value[:120]!r}")
+    return value
+
+
+def custom_id_room(*head: object) -> int:
+    """Characters left for a last part after `head` (and its ":") in a custom_id."""
+    return CUSTOM_ID - len(custom_id(*head)) - 1
 
 
 def embed_length(embed: dict[str, Any]) -> int:

@@ -7,28 +7,32 @@ limits in `bot.app.limits`; nothing else in the bot cuts text for Discord.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import discord
 
 from bot.app import limits
+from bot.app.markdown import escape, escape_snippet, masked_link
 from bot.search.latex import display_title, latex_to_unicode
+from bot.search.links import clean_url, paper_links
 from bot.search.models import Hit, Paper, SearchResult
 
 COLOR = discord.Colour(0x3B82F6)
 ERROR_COLOR = discord.Colour(0xEF4444)
 AUTHORS_IN_HIT = 3
-# URLs in abstracts, also inside markdown links "[x](https://...)"; trailing punctuation trimmed.
-_URL = re.compile(r"https?://[^\s<>()\[\]\"'`]+")
-_CODE_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "huggingface.co", "codeberg.org")
-_LINK_LABELS = {
+# LaTeX source converted per shown character: a field shows at most `limit` characters, so
+# only about twice that much source is ever rendered (a 170 KB abstract costs what a short
+# one does; pylatexenc takes ~0.1 ms per distinct span).
+LATEX_SOURCE_PER_CHAR = 2
+TITLE_SOURCE = 1024  # characters of a title rendered: the longest place shows 256
+LINK_LABELS = {
     "page": "Paper page",
     "pdf": "PDF",
     "proceedings": "Proceedings",
     "code": "Code",
     "project": "Project page",
 }
+DERIVED_NOTE = "headline derived from the abstract"
 
 
 def finish(embed: discord.Embed, budget: int = limits.EMBED_TOTAL) -> discord.Embed:
@@ -36,23 +40,35 @@ def finish(embed: discord.Embed, budget: int = limits.EMBED_TOTAL) -> discord.Em
     return discord.Embed.from_dict(limits.fit_embed(embed.to_dict(), budget))
 
 
+def _source(text: str, room: int) -> str:
+    """The first ~`room` characters of LaTeX source, cut at a space and never inside `$…$`."""
+    if len(text) <= room:
+        return text
+    cut = text.rfind(" ", 0, room)
+    head = text[: cut if cut > room // 2 else room]
+    if head.count("$") % 2:  # never hand the converter half a math span
+        head = head[: head.rfind("$")]
+    return head
+
+
+def readable(text: str, limit: int) -> str:
+    """`text` with its LaTeX as Unicode, rendering only the source that `limit` shown
+    characters can need; a cut source ends with "…" so the reader knows there is more."""
+    head = _source(text, max(1, limit) * LATEX_SOURCE_PER_CHAR)
+    shown = latex_to_unicode(head)
+    return shown if head is text else shown.rstrip() + limits.ELLIPSIS
+
+
 def plain_title(title: str) -> str:
-    """A title as people read it: the one rendering every surface uses (CLI included)."""
-    return display_title(title)
+    """A title as people read it: the one rendering every surface uses (`display_title`, the
+    CLI's too), of at most `TITLE_SOURCE` characters of source. Plain text: callers that put
+    it into markdown escape it."""
+    head = _source(title, TITLE_SOURCE)
+    return display_title(head) + ("" if head is title else limits.ELLIPSIS)
 
 
 def title_text(paper: Paper) -> str:
     return plain_title(paper.title)
-
-
-def escape(text: str) -> str:
-    """Markdown-safe text for link labels: no bold, no stray brackets closing the link."""
-    text = discord.utils.escape_markdown(text)
-    return text.replace("[", "\\[").replace("]", "\\]")
-
-
-def masked_link(label: str, url: str | None) -> str:
-    return f"[{escape(label)}]({url})" if url else escape(label)
 
 
 def authors_short(paper: Paper, first: int = AUTHORS_IN_HIT) -> str:
@@ -84,13 +100,13 @@ def hit_block(hit: Hit, budget: int) -> str:
     paper = hit.paper
     title = limits.truncate(title_text(paper), 200)
     head = f"**{hit.rank}. {masked_link(title, paper.link('page'))}**"
-    meta = " · ".join(x for x in (venue_line(paper), authors_short(paper)) if x)
+    meta = escape(" · ".join(x for x in (venue_line(paper), authors_short(paper)) if x))
     if paper.title_derived:
         meta += " · _headline from abstract_"
     lines = [head, meta] if meta else [head]
     room = budget - sum(len(x) + 1 for x in lines)
     if hit.snippet and room > 20:
-        lines.append(limits.truncate(hit.snippet, room, markdown=True))
+        lines.append(limits.truncate(escape_snippet(hit.snippet), room, markdown=True))
     return limits.truncate("\n".join(lines), budget, markdown=True)
 
 
@@ -119,55 +135,48 @@ def results_embed(
 
 
 def found_links(paper: Paper) -> list[tuple[str, str]]:
-    """(label, url): the paper's own links, then code and project URLs found in the abstract."""
-    out: list[tuple[str, str]] = []
-    seen: set[str] = set()
-    for link in paper.links:
-        if link.url not in seen:
-            seen.add(link.url)
-            out.append((_LINK_LABELS.get(link.kind, link.kind.capitalize()), link.url))
-    for match in _URL.finditer(paper.abstract):
-        url = match.group(0).rstrip(".,;:!?*_")
-        if url in seen or len(url) > limits.LINK_URL:
-            continue
-        seen.add(url)
-        host = url.split("/")[2].lower()
-        kind = (
-            "code"
-            if any(host.endswith(h) for h in _CODE_HOSTS) and "github.io" not in host
-            else "project"
-        )
-        out.append((_LINK_LABELS[kind], url))
-    return out
+    """(label, url): the paper's own links, then code and project URLs found in the abstract,
+    every one well formed (`bot.search.links`)."""
+    return [
+        (LINK_LABELS.get(link.kind, link.kind.capitalize()), link.url)
+        for link in paper_links(paper)
+    ]
 
 
-def paper_embed(paper: Paper, *, heading: str | None = None) -> discord.Embed:
-    """The detail view: title, authors, venue/status, abstract (LaTeX as Unicode), links."""
+def _listed(items: Sequence[str], sep: str = ", ") -> str:
+    """Escaped corpus strings joined within one field value ("and N more" when they do not
+    fit); each is cut first so a single absurd entry costs no more than a field."""
+    shown = [escape(limits.truncate(item, limits.FIELD_VALUE)) for item in items]
+    return limits.join_limited(shown, limits.FIELD_VALUE, sep=sep)
+
+
+def paper_embed(
+    paper: Paper,
+    *,
+    heading: str | None = None,
+    excerpt: int = limits.EMBED_DESCRIPTION,
+    footer: Sequence[str] = (),
+    marker: str | None = None,
+) -> discord.Embed:
+    """One paper: linked title, abstract (LaTeX as Unicode, at most `excerpt` characters),
+    authors, venue/status/year, keywords, links. The detail view and the daily post both
+    use it; the footer is `footer` (default: the paper id), then the derived-title note, then
+    the daily post's `marker`."""
+    abstract = escape(readable(paper.abstract.strip(), excerpt))
     embed = discord.Embed(
-        title=limits.truncate(title_text(paper), limits.EMBED_TITLE),
-        url=paper.link("page"),
+        title=limits.truncate(escape(title_text(paper)), limits.EMBED_TITLE) or escape(paper.id),
+        url=clean_url(paper.link("page")),
         colour=COLOR,
-        description=latex_to_unicode(paper.abstract).strip() or "_No abstract._",
+        description=limits.truncate(abstract, excerpt, markdown=True) or "_No abstract._",
     )
     if heading:
         embed.set_author(name=limits.truncate(heading, limits.EMBED_AUTHOR))
-    authors = limits.join_limited(list(paper.authors), limits.FIELD_VALUE) or "not listed"
-    embed.add_field(name="Authors", value=authors, inline=False)
-    venue = " · ".join(
-        x
-        for x in (
-            venue_line(paper),
-            str(paper.year) if paper.year and str(paper.year) not in paper.venue else "",
-        )
-        if x
-    )
-    embed.add_field(name="Venue", value=venue or "unknown", inline=True)
+    embed.add_field(name="Authors", value=_listed(paper.authors) or "not listed", inline=False)
+    year = str(paper.year) if paper.year and str(paper.year) not in paper.venue else ""
+    venue = " · ".join(x for x in (venue_line(paper), year) if x)
+    embed.add_field(name="Venue", value=escape(venue) or "unknown", inline=True)
     if paper.keywords:
-        embed.add_field(
-            name="Keywords",
-            inline=True,
-            value=limits.join_limited(list(paper.keywords), limits.FIELD_VALUE),
-        )
+        embed.add_field(name="Keywords", value=_listed(paper.keywords), inline=True)
     links = [masked_link(label, url) for label, url in found_links(paper)]
     if links:
         embed.add_field(
@@ -175,10 +184,12 @@ def paper_embed(paper: Paper, *, heading: str | None = None) -> discord.Embed:
             value=limits.join_limited(links, limits.FIELD_VALUE, sep=" · "),
             inline=False,
         )
-    footer = f"id: {paper.id}"
+    parts = list(footer) or [f"id: {paper.id}"]
     if paper.title_derived:
-        footer += " · the title is a headline derived from the abstract (the source has none)"
-    embed.set_footer(text=footer)
+        parts.append(DERIVED_NOTE)
+    if marker:
+        parts.append(marker)
+    embed.set_footer(text=" · ".join(parts))
     return finish(embed)
 
 

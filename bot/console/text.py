@@ -11,7 +11,7 @@ import re
 import discord
 
 _LINK = re.compile(r"\[((?:[^\]\\]|\\.)*)\]\((https?://[^)\s]+)\)")
-_ESCAPE = re.compile(r"\\([\\*_~`|>\[\]#-])")
+_ESCAPE = re.compile(r"\\([\\*_~`|>\[\]#<-])")  # what bot.app.markdown.escape adds
 _BOLD = re.compile(r"\*\*(.+?)\*\*", re.S)
 BOLD_ON, BOLD_OFF = "\033[1m", "\033[0m"
 

@@ -16,7 +16,7 @@ import json
 import logging
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -29,6 +29,10 @@ log = logging.getLogger(__name__)
 
 # Longest line we parse; a multi-megabyte line is a broken file, not a paper.
 MAX_LINE_BYTES = 1_000_000
+# Longest title and abstract kept: beyond is a broken record, cut with a warning, so that one
+# paper cannot make indexing, snippets and every reply showing it slow.
+MAX_TITLE = 1_000
+MAX_ABSTRACT = 20_000
 
 VENUE_NAMES = {
     "aistats": "AISTATS",
@@ -72,6 +76,7 @@ class ProblemKind(StrEnum):
     MALFORMED = "malformed"  # a line that is not JSON: broken, not UTF-8, too long, too deep
     INVALID = "invalid"  # valid JSON that is not a usable paper record
     DUPLICATE = "duplicate"  # a paper id seen before
+    CUT = "cut"  # an absurd title or abstract cut to MAX_TITLE / MAX_ABSTRACT (paper kept)
 
 
 FILE_LEVEL = frozenset({ProblemKind.MISSING, ProblemKind.NOT_ARRAY, ProblemKind.TRUNCATED})
@@ -292,6 +297,31 @@ def paper_from_beir(record: dict[str, Any], venue: str) -> Paper:
     )
 
 
+def _cut(text: str, limit: int) -> str:
+    """`text`, or when longer than `limit` its start cut at a word and marked "…"."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    space = head.rfind(" ")
+    return (head[:space] if space > limit * 0.9 else head).rstrip() + "…"
+
+
+def capped(paper: Paper) -> tuple[Paper, list[str]]:
+    """`paper` with an absurd title or abstract cut at a word near the limit, and a note each."""
+    notes = [
+        f"{name} of {len(text):,} characters cut to {limit:,}"
+        for name, text, limit in (
+            ("title", paper.title, MAX_TITLE),
+            ("abstract", paper.abstract, MAX_ABSTRACT),
+        )
+        if len(text) > limit
+    ]
+    if not notes:
+        return paper, notes
+    title, abstract = _cut(paper.title, MAX_TITLE), _cut(paper.abstract, MAX_ABSTRACT)
+    return replace(paper, title=title, abstract=abstract), notes
+
+
 def _headline_fallback(abstract: str, words: int = 12) -> str:
     first = re.split(r"(?<=[.!?])\s", abstract, maxsplit=1)[0]
     parts = first.split()
@@ -441,6 +471,9 @@ def load_file(
         except RecordError as exc:
             report.problem(path, line, ProblemKind.INVALID, str(exc))
             continue
+        paper, notes = capped(paper)
+        for note in notes:
+            report.problem(path, line, ProblemKind.CUT, note, skip=False)
         if paper.status and paper.status.casefold() in excluded:
             report.skipped += 1
             continue

@@ -31,7 +31,7 @@ from bot.search.snippets import make_snippet
 
 log = logging.getLogger(__name__)
 
-LOADER_VERSION = "2"  # 2: load problems saved as structured records
+LOADER_VERSION = "3"  # 2: load problems saved as structured records; 3: absurd records cut
 MAX_LIMIT = 100
 DOC_TERMS_CACHE = 4096
 

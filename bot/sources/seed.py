@@ -16,6 +16,7 @@ from typing import Any
 
 from bot.search.analyzer import URL
 from bot.search.latex import latex_to_unicode
+from bot.search.links import abstract_links
 from bot.search.savedfiles import write_jsonl
 
 VENUE = "ICML 2026"
@@ -103,25 +104,8 @@ def _fit(name: str, topic: str) -> str:
 
 
 def links_in(abstract: str) -> list[dict[str, str]]:
-    """Code and project URLs written in the abstract, each once, markdown brackets trimmed."""
-    found: list[dict[str, str]] = []
-    seen: set[str] = set()
-    for match in URL.finditer(abstract):
-        url = match.group(0).rstrip(".,;:)]")
-        if not url.lower().startswith("http"):
-            url = "https://" + url
-        key = url.lower().removesuffix(".git").rstrip("/")
-        if key in seen:
-            continue
-        seen.add(key)
-        kind = (
-            "code"
-            if re.search(r"github\.com|gitlab\.com|huggingface\.co", url, re.I)
-            and not re.search(r"\.github\.io", url, re.I)
-            else "project"
-        )
-        found.append({"kind": kind, "url": url})
-    return found
+    """Code and project URLs written in the abstract, each once, cleaned by `bot.search.links`."""
+    return [{"kind": link.kind, "url": link.url} for link in abstract_links(abstract)]
 
 
 def read_seed(path: Path) -> list[str]:

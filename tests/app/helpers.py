@@ -7,6 +7,7 @@ run without the stand-in and to name the broken limit at the assertion.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -14,6 +15,7 @@ from bot.app import limits
 from bot.app.client import PaperBot
 from bot.config import DiscordSettings, Secrets, Settings
 from bot.search.engine import SearchEngine
+from bot.search.links import clean_url
 from bot.storage.sqlite import Storage
 from tests.fakediscord import FakeDiscord, InteractionHandle, iter_components
 
@@ -86,3 +88,39 @@ async def answered(handle: InteractionHandle, **expect: Any) -> Any:
     for item in await handle.settle(quiet=0.05):
         assert_within_limits(item.body)
     return reply
+
+
+# Discord constructs paper text must never produce once escaped (`bot.app.markdown`): an
+# opening character counts when no odd run of backslashes precedes it. Bare URLs are left
+# as written (Discord shows them as links to themselves), so they are blanked first.
+_UNESCAPED = r"(?<!\\)(?:\\\\)*"
+MARKUP = {
+    "masked link": re.compile(_UNESCAPED + r"\[[^\]]*\]\("),
+    "mention, timestamp or emoji": re.compile(_UNESCAPED + r"<[@#:at/]"),
+    "code": re.compile(_UNESCAPED + r"`"),
+    "header or subtext": re.compile(r"(?m)^[ \t]*(?:#|-#)"),
+    "quote": re.compile(r"(?m)^[ \t]*>"),
+    "spoiler": re.compile(_UNESCAPED + r"\|\|"),
+    "everyone": re.compile(r"@(?:everyone|here)"),
+}
+_BARE_URL = re.compile(r"https?://[^\s<>]+")
+
+
+def markup_in(text: str) -> list[str]:
+    """The names of the Discord constructs `text` would render (empty: inert)."""
+    text = _BARE_URL.sub("url", text)  # a word: what follows is not at a line start
+    return [name for name, pattern in MARKUP.items() if pattern.search(text)]
+
+
+def assert_urls_well_formed(body: dict[str, Any]) -> None:
+    """Every embed url and link button URL is one `clean_url` keeps as is (http(s), a real
+    host, no space), and every masked link in a description or field targets one too."""
+    data = body.get("data", body) if "type" in body and "data" in body else body
+    urls = [e["url"] for e in data.get("embeds") or [] if e.get("url")]
+    urls += [c["url"] for c in iter_components(data.get("components") or []) if c.get("url")]
+    for embed in data.get("embeds") or []:
+        texts = [embed.get("description") or ""]
+        texts += [f.get("value") or "" for f in embed.get("fields") or []]
+        urls += [m for text in texts for m in re.findall(r"\]\((https?://[^)\s]*)\)", text)]
+    for url in urls:
+        assert clean_url(url) == url, url

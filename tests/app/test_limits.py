@@ -67,13 +67,16 @@ def test_join_limited_says_how_many_more() -> None:
     assert limits.join_limited(["x" * 50], 10) == "x" * 9 + "…"
 
 
-def test_custom_id_keeps_state_and_cuts_only_the_tail() -> None:
+def test_custom_id_joins_parts_and_refuses_what_would_not_come_back_whole() -> None:
     assert limits.custom_id("pb", "s", 1) == "pb:s:1"
-    cid = limits.custom_id("pb", "s", 1, tail="word " * 40)
-    assert len(cid) <= limits.CUSTOM_ID
-    assert cid.startswith("pb:s:1:word")
-    with pytest.raises(ValueError, match="custom_id too long"):
-        limits.custom_id("x" * 101)
+    assert limits.custom_id("pb", "s", 1, "", "a:b c") == "pb:s:1::a:b c"  # last part: any text
+    assert limits.custom_id_room("pb", "more") == limits.CUSTOM_ID - len("pb:more:")
+    with pytest.raises(ValueError, match="1-100"):
+        limits.custom_id("pb", "x" * 98)
+    with pytest.raises(ValueError, match="':'"):
+        limits.custom_id("pb", "venue:x", "query")
+    with pytest.raises(ValueError, match="custom_id of 0"):
+        limits.custom_id("")
 
 
 def test_fit_embed_respects_every_part_and_the_total() -> None:

@@ -69,7 +69,7 @@ async def test_setup_hook_loads_cogs_and_syncs_described_commands(
     assert search["query"]["required"]
     assert search["query"]["max_length"] == 250
     assert search["venue"]["autocomplete"]
-    assert search["venue"]["max_length"] == 24
+    assert search["venue"]["max_length"] == 100
     assert (search["limit"]["min_value"], search["limit"]["max_value"]) == (1, 10)
     assert commands["paper"]["options"][0]["autocomplete"]
     assert str(commands["sync"]["default_member_permissions"]) == "8"

@@ -15,6 +15,7 @@ from bot.app.components import (
     paper_view,
     results_view,
 )
+from bot.search import refs
 from bot.search.engine import SearchEngine
 from bot.search.models import Hit, Link, Paper, SearchResult
 from tests.app.helpers import assert_within_limits
@@ -56,8 +57,8 @@ def test_paper_embed_within_limits_for_huge_paper() -> None:
     assert embed.title.endswith("…")
     assert len(embed.title) <= 256
     assert "$" not in (embed.description or "")
-    assert "ℓ_1" in (embed.description or "")
-    assert "**transport**" in (embed.description or "")  # markdown kept
+    assert "ℓ\\_1" in (embed.description or "")  # LaTeX rendered, then escaped
+    assert "\\*\\*transport\\*\\*" in (embed.description or "")  # corpus markdown is inert
     fields = {f.name: f.value for f in embed.fields}
     assert fields["Authors"].endswith("more")
     assert fields["Venue"] == "ICML 2026 · Oral"
@@ -109,7 +110,9 @@ def test_worst_case_page_custom_id_fits() -> None:
     short = PageState("s", "optimal transport", 2, 5, "colm").custom_id(2)
     assert short == "pb:s:2:5:colm:optimal transport"
     assert PageButton.__discord_ui_compiled_template__.fullmatch(cid)
-    assert PageState("l", "x" * 200).custom_id(1) is None  # too long: no button, never cut
+    assert cid.startswith(f"pb:s:{PAGE_MAX}:{LIMIT_MAX}:~")  # a 100-character venue: its key
+    long_id = PageState("l", "x" * 200).custom_id(1)  # too long: its key, never cut
+    assert long_id == "pb:l:1:5:" + refs.key_of("x" * 200)
 
 
 def test_page_custom_id_round_trips() -> None:
@@ -128,14 +131,15 @@ def test_page_custom_id_round_trips() -> None:
     assert match["ref"] == "icml2026/001-e0a0ceac"
 
 
-def test_long_ids_are_left_out_of_components() -> None:
+def test_long_ids_travel_as_keys_in_components() -> None:
     paper = huge_paper(id_len=120)
+    key = refs.key_of(paper.id)
     view = paper_view(paper.id, [], share=False)
-    assert [c.custom_id for c in view.children if hasattr(c, "custom_id")] == []
+    assert [c.custom_id for c in view.children if hasattr(c, "custom_id")] == [f"pb:more:{key}"]
     result = SearchResult("q", [Hit(paper, 1.0, "", 1)], total=1)
     menu = results_view(result, PageState("s", "q"), share=False).children[0]
     assert isinstance(menu, discord.ui.DynamicItem)
-    assert [o.value for o in menu.item.options] == ["-"]  # type: ignore[attr-defined]
+    assert [o.value for o in menu.item.options] == [key]  # type: ignore[attr-defined]
 
 
 def test_found_links_reads_markdown_links_in_abstracts() -> None:
@@ -171,3 +175,29 @@ def test_derived_titles_are_marked(icml_engine: SearchEngine) -> None:
     paper = icml_engine.papers[0]
     assert paper.title_derived
     assert "headline derived" in (render.paper_embed(paper).footer.text or "")
+
+
+def test_rendering_cost_is_bounded_by_what_is_shown(monkeypatch) -> None:
+    """Only the LaTeX source a field can show is converted: a 170 KB abstract or a
+    3,000-character title costs what a short one does."""
+    converted: list[int] = []
+    real = render.latex_to_unicode
+
+    def spy(text: str) -> str:
+        converted.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr(render, "latex_to_unicode", spy)
+    paper = Paper(
+        id="p",
+        title="$x_{1}$ title " * 300,
+        abstract="$\\alpha_{1}$ word " * 10_000,
+        venue="v",
+    )
+    embed = render.paper_embed(paper)
+    assert converted
+    assert max(converted) <= render.LATEX_SOURCE_PER_CHAR * limits.EMBED_DESCRIPTION
+    assert (embed.description or "").endswith("…")
+    converted.clear()
+    render.paper_embed(paper, excerpt=700)
+    assert max(converted) <= render.LATEX_SOURCE_PER_CHAR * 700  # the daily excerpt

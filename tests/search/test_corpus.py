@@ -5,6 +5,7 @@ import pytest
 
 from bot.search.corpus import (
     CorpusError,
+    ProblemKind,
     detect_format,
     load_corpus,
     load_file,
@@ -146,3 +147,24 @@ def test_all_shared_paperlists_load():
     assert not [p for p in map(str, report.problems) if "duplicate" in p]
     nips = [p for p in report.papers if p.venue == "NeurIPS 2018"]
     assert len(nips) == 1009  # the record without abstract or authors still has a title
+
+
+def test_absurd_titles_and_abstracts_are_cut_with_a_warning(tmp_path, caplog):
+    from bot.search.corpus import MAX_ABSTRACT, MAX_TITLE
+
+    fine = {"id": "ok", "title": "A title", "abstract": "word " * 100}
+    huge = {"id": "big", "title": "long " * 600, "abstract": "$x$ word " * 20_000}
+    path = write(tmp_path / "x.jsonl", json.dumps(fine) + "\n" + json.dumps(huge) + "\n")
+    report = load_corpus([path])
+    small, big = report.papers
+    assert small.abstract == fine["abstract"].strip()
+    assert len(big.title) <= MAX_TITLE + 1
+    assert len(big.abstract) <= MAX_ABSTRACT + 1
+    assert big.abstract.endswith("word…")
+    assert report.skipped == 0
+    assert [p.kind for p in report.problems] == [ProblemKind.CUT, ProblemKind.CUT]
+    assert [str(p) for p in report.problems] == [
+        f"{path}:2: title of 2,999 characters cut to 1,000",
+        f"{path}:2: abstract of 179,999 characters cut to 20,000",
+    ]
+    assert f"{path}:2: abstract of 179,999" in caplog.text

@@ -16,7 +16,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import library, limits, notify, render, respond
+from bot.app import library, limits, markdown, notify, render, respond
 from bot.app.checks import manager_only
 from bot.search.models import EmptyQuery
 from bot.storage.follows import Follows
@@ -126,7 +126,7 @@ class FollowsCog(commands.Cog, name="Follows"):
         )
         where = channel.mention if channel is not None else "your DMs"
         text = (
-            f"Following **{render.escape(query)}** (`{made.follow_id}`): new papers that match "
+            f"Following **{markdown.escape(query)}** (`{made.follow_id}`): new papers that match "
             f"will be posted in {where} when the corpus grows."
         )
         if channel is None:
@@ -165,7 +165,7 @@ class FollowsCog(commands.Cog, name="Follows"):
         if server:
             await manager_only(interaction)
         await follows.remove(found.follow_id)
-        await self._ok(interaction, f"Stopped following **{render.escape(found.query)}**.")
+        await self._ok(interaction, f"Stopped following **{markdown.escape(found.query)}**.")
 
     @remove.autocomplete("follow")
     async def follow_autocomplete(

@@ -16,7 +16,6 @@ from discord.ext import commands
 from bot.app import components
 from bot.app.checks import effective_venue, venue_autocomplete
 from bot.app.components import LIMIT_MAX, VENUE_MAX, PageState, page_limit
-from bot.search.models import BadFilter
 from bot.search.recent import MAX_DAYS
 
 if TYPE_CHECKING:
@@ -44,11 +43,10 @@ class New(commands.Cog):
         limit: app_commands.Range[int, 1, LIMIT_MAX] | None = None,
     ) -> None:
         venue = await effective_venue(self.bot, interaction, venue)
-        if venue and ":" in venue:
-            raise BadFilter(f"Unknown venue {venue!r}. Pick one from the suggestions.")
         # Discord enforces the ranges in its client only; a raw API call may send anything.
         span = max(1, min(MAX_DAYS, days))
         size = page_limit(limit or self.bot.settings.search.page_size)
+        # The venue may be an autocomplete key (`bot.search.refs`); `show_page` resolves it.
         state = PageState(kind="n", ref=str(span), limit=size, venue=(venue or "").strip())
         await components.show_page(
             interaction, state, edit=False, ephemeral=self.bot.settings.discord.ephemeral

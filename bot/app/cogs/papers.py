@@ -12,6 +12,7 @@ from discord.ext import commands
 from bot.app import components, limits, render, respond
 from bot.app.checks import effective_venue, venue_autocomplete
 from bot.app.components import VENUE_MAX, PageState
+from bot.search import refs
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
@@ -22,13 +23,17 @@ PAPER_HELP = "Start typing a title (or paste a paper id)"
 
 
 def paper_choices(bot: PaperBot, current: str) -> list[app_commands.Choice[str]]:
-    """Up to 25 titles matching what was typed, from memory: Discord allows 3 s, we use µs."""
+    """Up to 25 titles matching what was typed, from memory: Discord allows 3 s, we use µs.
+    A value is the paper id, or its key when the id is longer than a choice value may be."""
     choices = []
     for paper_id, title in bot.engine.suggest(current, limit=limits.CHOICES):
-        if len(paper_id) > limits.CHOICE_VALUE:
-            continue
-        name = limits.truncate(render.plain_title(title), limits.CHOICE_NAME) or paper_id
-        choices.append(app_commands.Choice(name=name, value=paper_id))
+        name = limits.truncate(render.plain_title(title), limits.CHOICE_NAME)
+        choices.append(
+            app_commands.Choice(
+                name=name or limits.truncate(paper_id, limits.CHOICE_NAME),
+                value=refs.ref_for(paper_id, limits.CHOICE_VALUE),
+            )
+        )
     return choices
 
 
@@ -50,7 +55,9 @@ class Papers(commands.Cog):
     @app_commands.describe(paper=PAPER_HELP)
     async def similar(self, interaction: discord.Interaction[PaperBot], paper: PaperRef) -> None:
         engine = self.bot.engine
-        found = await respond.compute(interaction, engine.paper, paper, ephemeral=self.ephemeral)
+        found = await respond.compute(
+            interaction, refs.find_paper, engine, paper, ephemeral=self.ephemeral
+        )
         size = components.page_limit(self.bot.settings.search.page_size)
         await components.show_page(
             interaction,
@@ -69,8 +76,10 @@ class Papers(commands.Cog):
         interaction: discord.Interaction[PaperBot],
         venue: app_commands.Range[str, 1, VENUE_MAX] | None = None,
     ) -> None:
+        engine = self.bot.engine
         venue = await effective_venue(self.bot, interaction, venue)
-        found = self.bot.engine.random(venue, self.rng)  # memory only; raises BadFilter
+        wanted = refs.find_venue(engine, venue) if venue else None  # may be a key
+        found = engine.random(wanted, self.rng)  # memory only; raises BadFilter
         await components.show_paper(interaction, found.id, ephemeral=self.ephemeral)
 
     @paper.autocomplete("paper")

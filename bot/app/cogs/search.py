@@ -11,7 +11,7 @@ from discord.ext import commands
 from bot.app import components
 from bot.app.checks import effective_venue, venue_autocomplete
 from bot.app.components import LIMIT_MAX, QUERY_MAX, VENUE_MAX, PageState, page_limit
-from bot.search.models import BadFilter, EmptyQuery
+from bot.search.models import EmptyQuery
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
@@ -51,10 +51,9 @@ class Search(commands.Cog):
         if not query.strip():
             raise EmptyQuery()
         venue = await effective_venue(self.bot, interaction, venue)
-        if venue and ":" in venue:
-            raise BadFilter(f"Unknown venue {venue!r}. Pick one from the suggestions.")
         # Discord enforces 1-10 in its client only; a raw API call may send anything.
         size = page_limit(limit or self.bot.settings.search.page_size)
+        # The venue may be an autocomplete key (`bot.search.refs`); `show_page` resolves it.
         state = PageState(
             kind="s", ref=" ".join(query.split()), limit=size, venue=(venue or "").strip()
         )

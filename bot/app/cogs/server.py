@@ -15,10 +15,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import library, render, respond
+from bot.app import library, markdown, render, respond
 from bot.app.checks import manager_only, venue_autocomplete
 from bot.app.components import VENUE_MAX
-from bot.search.models import BadFilter
+from bot.search import refs
 from bot.storage.library import Library
 
 if TYPE_CHECKING:
@@ -72,13 +72,11 @@ class Server(commands.Cog):
     ) -> None:
         assert interaction.guild_id is not None
         if venue is not None:
-            venue = venue.strip()
-            if ":" in venue:
-                raise BadFilter(f"Unknown venue {venue!r}. Pick one from the suggestions.")
+            venue = refs.find_venue(self.bot.engine, venue)  # an autocomplete key: its name
             self.bot.engine.resolve_venues(venue)  # unknown: a clear message, nothing saved
         await self._store().set_default_venue(interaction.guild_id, venue, library.now())
         text = (
-            f"/search and /random now look in **{render.escape(venue)}** unless a venue is "
+            f"/search and /random now look in **{markdown.escape(venue)}** unless a venue is "
             "given (`venue: all` searches everything once)."
             if venue
             else "No default venue: /search and /random look in every venue."

@@ -9,9 +9,9 @@ import aiohttp
 import discord
 import pytest
 
-from bot.app import limits
+from bot.app import limits, render
 from bot.app.cogs.daily.cog import zone_choices
-from bot.app.cogs.daily.embeds import daily_embed
+from bot.app.cogs.daily.embeds import daily_embed, thread_name
 from bot.app.cogs.daily.poster import classify, missing_permissions
 from bot.daily.rules import PermanentPostError, TransientPostError, parse_timezone
 from bot.search.models import Link, Paper
@@ -88,6 +88,42 @@ def test_daily_embed_fits_and_keeps_the_marker_on_a_huge_paper() -> None:
     assert all(len(f["value"]) <= limits.FIELD_VALUE for f in embed["fields"])
     assert embed["footer"]["text"].endswith("potd-2025-03-01-0123456789")
     assert embed["footer"]["text"].startswith("Paper of the day · Saturday 1 March 2025")
+
+
+def test_daily_post_and_paper_detail_show_a_paper_alike() -> None:
+    """One implementation: the post is the detail view with a teaser abstract and its footer."""
+    paper = Paper(
+        id="x/2",
+        title="A *title* with <@1>",
+        abstract="Some [text](https://evil.example). Code: \\url{https://codeberg.org/a/b}.",
+        venue="COLM 2025",
+        year=2025,
+        status="Oral",
+        authors=("A_b", "C"),
+        keywords=("k1", "k_2"),
+        links=(Link("page", "https://openreview.net/forum?id=x"),),
+    )
+    post = daily_embed(paper, date(2025, 3, 1)).to_dict()
+    detail = render.paper_embed(paper).to_dict()
+    assert post["fields"] == detail["fields"]
+    assert (post["title"], post["url"]) == (detail["title"], detail["url"])
+    assert post["title"] == "A \\*title\\* with \\<@1>"
+    fields = {f["name"]: f["value"] for f in post["fields"]}
+    assert fields["Authors"] == "A\\_b, C"
+    assert fields["Links"] == (
+        "[Paper page](https://openreview.net/forum?id=x) · "
+        "[Project page](https://evil.example) · [Code](https://codeberg.org/a/b)"
+    )
+    assert post["footer"]["text"] == "Paper of the day · Saturday 1 March 2025"
+    assert detail["footer"]["text"] == "id: x/2"
+
+
+@pytest.mark.parametrize("title", ["", "   ", "$$", "\\label{x}"])
+def test_thread_name_is_never_empty(title: str) -> None:
+    paper = Paper(id="x/3", title=title, abstract="a", venue="V")
+    assert thread_name(paper, date(2025, 3, 1)) == "Paper of the day, Saturday 1 March 2025"
+    named = Paper(id="x/4", title="T " * 200, abstract="a", venue="V")
+    assert 1 <= len(thread_name(named, date(2025, 3, 1))) <= limits.THREAD_NAME
 
 
 def test_zone_choices() -> None:

@@ -17,7 +17,7 @@ from datetime import date, datetime
 import discord
 
 from bot.app import limits, render
-from bot.search.latex import latex_to_unicode
+from bot.app.markdown import masked_link
 from bot.search.models import Paper
 from bot.storage.records import DailyStatus, Pick
 
@@ -31,41 +31,22 @@ def day_text(day: date) -> str:
 
 
 def daily_embed(paper: Paper, day: date, marker: str | None = None) -> discord.Embed:
-    """Title (linked), authors, venue, abstract excerpt, links, footer "Paper of the day · DATE"
-    and, on the scheduled post, the marker."""
-    abstract = latex_to_unicode(paper.abstract).strip()
-    embed = discord.Embed(
-        title=limits.truncate(render.title_text(paper), limits.EMBED_TITLE),
-        url=paper.link("page"),
-        colour=render.COLOR,
-        description=limits.truncate(abstract, EXCERPT) or "_No abstract._",
+    """The paper as `/paper` shows it (`render.paper_embed`), abstract cut to a teaser, footer
+    "Paper of the day · DATE" and, on the scheduled post, the marker."""
+    return render.paper_embed(
+        paper,
+        heading=f"📄 {FOOTER_LABEL}",
+        excerpt=EXCERPT,
+        footer=(FOOTER_LABEL, day_text(day)),
+        marker=marker,
     )
-    embed.set_author(name=f"📄 {FOOTER_LABEL}")
-    authors = limits.join_limited(list(paper.authors), limits.FIELD_VALUE) or "not listed"
-    embed.add_field(name="Authors", value=authors, inline=False)
-    venue = " · ".join(
-        x
-        for x in (
-            render.venue_line(paper),
-            str(paper.year) if paper.year and str(paper.year) not in paper.venue else "",
-        )
-        if x
-    )
-    embed.add_field(name="Venue", value=venue or "unknown", inline=True)
-    links = [render.masked_link(label, url) for label, url in render.found_links(paper)]
-    if links:
-        embed.add_field(
-            name="Links",
-            inline=False,
-            value=limits.join_limited(links, limits.FIELD_VALUE, sep=" · "),
-        )
-    parts = [FOOTER_LABEL, day_text(day)]
-    if paper.title_derived:
-        parts.append("headline derived from the abstract")
-    if marker:
-        parts.append(marker)
-    embed.set_footer(text=" · ".join(parts))
-    return render.finish(embed)
+
+
+def thread_name(paper: Paper, day: date) -> str:
+    """The discussion thread's name: the plain title (thread names show no markdown), or
+    "Paper of the day, DATE" when the title renders to nothing."""
+    name = limits.truncate(render.title_text(paper), limits.THREAD_NAME)
+    return name or limits.truncate(f"{FOOTER_LABEL}, {day_text(day)}", limits.THREAD_NAME)
 
 
 def timestamp(when: datetime) -> str:
@@ -88,7 +69,7 @@ def zone_text(status: DailyStatus) -> str:
 def _pick_line(pick: Pick, title_of: Callable[[str], str | None]) -> str:
     title = title_of(pick.paper_id) or pick.paper_id
     title = limits.truncate(title, 200)
-    return f"{render.masked_link(title, pick.jump_url)} · {pick.local_date}"
+    return f"{masked_link(title, pick.jump_url)} · {pick.local_date}"
 
 
 def _schedule_text(status: DailyStatus) -> str:

@@ -35,8 +35,7 @@ from typing import TYPE_CHECKING, Literal
 import aiohttp
 import discord
 
-from bot.app import limits, render
-from bot.app.cogs.daily.embeds import daily_embed
+from bot.app.cogs.daily.embeds import daily_embed, thread_name
 from bot.app.saving import save_view
 from bot.daily.rules import PermanentPostError, TransientPostError
 
@@ -145,7 +144,8 @@ class DiscordPoster:
             paper = self.bot.engine.paper(paper_id)
         except ValueError as exc:  # UnknownPaper: the corpus was reloaded without it
             raise TransientPostError(f"paper {paper_id} is no longer in the corpus") from exc
-        embed = daily_embed(paper, local_date, marker)
+        # Rendering is bounded (`render.readable`) but still CPU work: keep it off the loop.
+        embed = await asyncio.to_thread(daily_embed, paper, local_date, marker)
         try:
             async with asyncio.timeout(SEND_TIMEOUT):
                 channel = await self._channel(channel_id)
@@ -156,10 +156,10 @@ class DiscordPoster:
                 raise
             raise mapped from exc
         if self.open_thread:
-            await self._open_thread(channel, message, render.title_text(paper))
+            await self._open_thread(channel, message, thread_name(paper, local_date))
         return message.id
 
-    async def _open_thread(self, channel: object, message: discord.Message, title: str) -> None:
+    async def _open_thread(self, channel: object, message: discord.Message, name: str) -> None:
         """A discussion thread on the post, when the channel allows; failures only log."""
         if not isinstance(channel, discord.TextChannel):  # threads cannot hold threads
             return
@@ -174,7 +174,7 @@ class DiscordPoster:
         try:
             async with asyncio.timeout(THREAD_TIMEOUT):
                 await message.create_thread(
-                    name=limits.truncate(title, limits.THREAD_NAME),
+                    name=name,
                     auto_archive_duration=THREAD_ARCHIVE_MINUTES,
                 )
         except (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError) as exc:
