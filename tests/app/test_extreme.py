@@ -27,10 +27,7 @@ from bot.search.corpus import MAX_ABSTRACT, load_corpus
 from bot.search.engine import SearchEngine
 from tests.app.daily.support import DUE, START, DailyEnv, SteppedClock
 from tests.app.helpers import assert_urls_well_formed, assert_within_limits, markup_in
-from tests.fakediscord import FakeDiscord, InteractionHandle, Reply, fixtures, iter_components
-
-fake_discord = fixtures.fake_discord
-connect_bot = fixtures.connect_bot
+from tests.fakediscord import FakeDiscord, InteractionHandle, Reply, iter_components
 
 PAPERS = 8
 FIRST_ANSWER = 3.0  # Discord's window for the first response to an interaction
