@@ -17,7 +17,7 @@ import discord
 
 from bot.app import limits, markdown, render
 from bot.config import LibrarySettings
-from bot.search import export
+from bot.search import export, refs
 from bot.search.models import Paper, SearchError, UnknownPaper
 from bot.storage.follows import Follow
 from bot.storage.library import Library, SavedPaper, TopEntry
@@ -66,9 +66,9 @@ async def save(
     *,
     max_saved: int = LibrarySettings().max_saved,
 ) -> tuple[Paper, bool]:
-    """Save a paper (by id or title); (paper, newly saved). Saving twice changes nothing.
+    """Save a paper (by id, key or title); (paper, newly saved). Saving twice changes nothing.
     `max_saved` is [library] max_saved."""
-    paper = engine.paper(ref)
+    paper = refs.find_paper(engine, ref)
     if await library.get(user_id, paper.id) is None and await library.count(user_id) >= max_saved:
         raise Refused(
             f"Your library is full ({max_saved} papers). Remove some with /library remove "

@@ -3,7 +3,8 @@
 Like `bot.app.components`, each is a `DynamicItem` whose custom_id holds all it needs, so a Save
 button under a week-old daily post still works after any number of restarts:
 
-    pb:save:{paper id}        save this paper to the clicker's library (ephemeral answer)
+    pb:save:{paper}           save this paper to the clicker's library (ephemeral answer); the
+                              id, or its key when too long (`bot.search.refs`)
     pb:lib:{page}             a page of the clicker's own library (◀ ▶)
     pb:fb:{batch}:{page}      a page of a follow notification (◀ ▶): the batch's papers are in
                               storage (`deliveries`), in the order the notice listed them
@@ -20,6 +21,7 @@ import discord
 
 from bot.app import library, limits, render, respond
 from bot.app.items import BotItem, Match
+from bot.search import refs
 from bot.storage.follows import Follows
 
 if TYPE_CHECKING:
@@ -33,8 +35,8 @@ Button = discord.ui.Button[discord.ui.View]
 
 
 def save_button(paper_id: str) -> SaveButton | None:
-    """The Save button for a paper, or None when its id cannot fit a custom_id."""
-    return SaveButton(paper_id) if len(f"pb:save:{paper_id}") <= limits.CUSTOM_ID else None
+    """The Save button for a paper (a long id travels as its key, so every paper has one)."""
+    return SaveButton(paper_id)
 
 
 def save_view(paper_id: str) -> discord.ui.View:
@@ -84,7 +86,9 @@ class SaveButton(BotItem[Button], template=re.compile(r"pb:save:(?P<ref>.+)", re
         super().__init__(
             discord.ui.Button(
                 label="Save",
-                custom_id=f"pb:save:{paper_id}",
+                custom_id=limits.custom_id(
+                    "pb", "save", refs.ref_for(paper_id, limits.custom_id_room("pb", "save"))
+                ),
                 style=discord.ButtonStyle.secondary,
                 emoji="📚",
             )
@@ -95,7 +99,10 @@ class SaveButton(BotItem[Button], template=re.compile(r"pb:save:(?P<ref>.+)", re
     def restore(
         cls, interaction: discord.Interaction[PaperBot], item: discord.ui.Item[Any], match: Match
     ) -> SaveButton:
-        return cls(match["ref"])
+        button = cls.__new__(cls)
+        discord.ui.DynamicItem.__init__(button, item)  # the ref may be a key: keep it as sent
+        button.paper_id = match["ref"]
+        return button
 
     async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:
         bot = interaction.client
@@ -117,7 +124,9 @@ class LibraryPageButton(BotItem[Button], template=r"pb:lib:(?P<page>\d{1,5})"):
     def __init__(self, page: int, label: str = "▶") -> None:
         super().__init__(
             discord.ui.Button(
-                label=label, custom_id=f"pb:lib:{page}", style=discord.ButtonStyle.secondary
+                label=label,
+                custom_id=limits.custom_id("pb", "lib", page),
+                style=discord.ButtonStyle.secondary,
             )
         )
         self.page = page
@@ -157,7 +166,9 @@ class NoticePageButton(
     def __init__(self, batch: str, page: int, label: str = "▶") -> None:
         super().__init__(
             discord.ui.Button(
-                label=label, custom_id=f"pb:fb:{batch}:{page}", style=discord.ButtonStyle.secondary
+                label=label,
+                custom_id=limits.custom_id("pb", "fb", batch, page),
+                style=discord.ButtonStyle.secondary,
             )
         )
         self.batch = batch
@@ -202,7 +213,7 @@ class ForgetButton(BotItem[Button], template=r"pb:forget:(?P<user>\d{1,20})"):
         super().__init__(
             discord.ui.Button(
                 label="Delete my data",
-                custom_id=f"pb:forget:{user_id}",
+                custom_id=limits.custom_id("pb", "forget", user_id),
                 style=discord.ButtonStyle.danger,
                 emoji="🗑️",
             )

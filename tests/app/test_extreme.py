@@ -179,6 +179,9 @@ async def test_long_id_buttons_survive_a_restart_and_a_corpus_reload(
     key = refs.key_of(paper.id)
     detail = await final(await fake.slash("paper", {"paper": key}))
     assert f"pb:more:{key}" in detail.custom_ids
+    assert f"pb:save:{key}" in detail.custom_ids  # Save too: every id fits as its key
+    saved = await final(await fake.click(detail, f"pb:save:{key}"))
+    assert saved.content.startswith("📚 Saved ")
 
     await env.restart()
     await final(await fake.click(detail, f"pb:more:{key}"))
