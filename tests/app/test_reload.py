@@ -216,7 +216,7 @@ async def test_admin_reload_is_owner_only_hidden_and_answers(
     await connect_bot(bot, TOKEN)
     admin = fake_discord.commands()["admin"]
     assert str(admin["default_member_permissions"]) == "8"  # hidden from non-admins
-    assert [o["name"] for o in admin["options"]] == ["reload", "status"]
+    assert [o["name"] for o in admin["options"]] == ["reload", "refresh", "status"]
 
     # Server-side check: an admin of the server who is not an owner is refused.
     refused = await answered(

@@ -1,5 +1,6 @@
-"""`/admin reload` and `/admin status`: owner-only live corpus reload (bot/app/reload.py) and
-what the corpus, the last reload and each source's last refresh (bot/app/refresh.py) look like.
+"""`/admin reload`, `/admin refresh` and `/admin status`: owner-only live corpus reload
+(bot/app/reload.py), fetching every configured source now (bot/app/refresh.py), and what the
+corpus, the last reload and each source's last refresh look like.
 
 Two gates, because either alone is not enough: `default_permissions(administrator)` hides the
 group from members who are not server admins (a server can change that in its integration
@@ -54,6 +55,24 @@ class Admin(commands.Cog):
             if outcome.ok
             else render.error_embed(text)
         )
+        await respond.send(interaction, embed=embed, ephemeral=True)
+
+    @admin.command(
+        name="refresh",
+        description="Owner only: fetch every configured source now, then reload if papers changed",
+    )
+    @app_commands.check(owner_only)
+    async def refresh(self, interaction: discord.Interaction[PaperBot]) -> None:
+        if not self.bot.refresher.jobs:
+            await respond.send(interaction, embed=self.status_embed(), ephemeral=True)
+            return
+        # Fetching takes seconds to minutes (arXiv asks for 3 s between calls).
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        outcome = await self.bot.refresher.refresh(f"/admin refresh by {interaction.user.id}")
+        embed = self.status_embed()
+        embed.title = "Sources refreshed" if outcome is None or outcome.ok else "Refresh rejected"
+        if outcome is None:
+            embed.description = "No source brought anything new or changed: the corpus stays."
         await respond.send(interaction, embed=embed, ephemeral=True)
 
     @admin.command(
