@@ -48,6 +48,8 @@ class SearchSettings:
     prf_docs: int = 0
     prf_terms: int = 0
     prf_weight: float = 0.0
+    min_score_ratio: float = 0.0
+    similar_terms: int = 25
     page_size: int = 5
 
 

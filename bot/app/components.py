@@ -166,6 +166,13 @@ def results_view(result: SearchResult, state: PageState, *, share: bool) -> disc
         button = PageButton(replace(state, page=max(0, target)), label=label)
         button.item.disabled = not 1 <= target <= pages
         view.add_item(button)
+    if result.suggestion and state.kind == "s":
+        # Did you mean: one click runs the corrected query in place (a page-1 PageButton).
+        fixed = replace(state, ref=result.suggestion, page=1)
+        cid = fixed.custom_id(1)
+        if cid is not None and not cid.endswith(":" + QUERY_IN_MESSAGE):
+            label = limits.truncate(f"Search “{result.suggestion}”", limits.BUTTON_LABEL)
+            view.add_item(PageButton(fixed, label=label))
     if share:
         view.add_item(ShareButton())
     return view

@@ -122,9 +122,11 @@ def results_embed(
     embed = discord.Embed(title=limits.truncate(title, limits.EMBED_TITLE), colour=COLOR)
     if result.hits:
         budget = (limits.EMBED_DESCRIPTION - 2 * len(result.hits)) // len(result.hits)
-        embed.description = "\n\n".join(hit_block(hit, budget) for hit in result.hits)
-    elif result.total:
-        embed.description = "No more results: this page is past the last one."
+        note = f"Did you mean **{result.suggestion}**?\n\n" if result.suggestion else ""
+        budget -= len(note) // len(result.hits) + 1
+        embed.description = note + "\n\n".join(hit_block(hit, budget) for hit in result.hits)
+    elif result.total or result.suggestion:
+        embed.description = result.empty_text()
     else:
         embed.description = empty or (
             "No paper matches. Try fewer or broader words, check the "
@@ -161,8 +163,11 @@ def paper_embed(
     """One paper: linked title, abstract (LaTeX as Unicode, at most `excerpt` characters),
     authors, venue/status/year, keywords, links. The detail view and the daily post both
     use it; the footer is `footer` (default: the paper id), then the derived-title note, then
-    the daily post's `marker`."""
+    the daily post's `marker`. The source's TL;DR, when it has one, comes first."""
     abstract = escape(readable(paper.abstract.strip(), excerpt))
+    if paper.tldr:
+        tldr = escape(readable(paper.tldr.strip(), limits.FIELD_VALUE))
+        abstract = f"**TL;DR** {tldr}\n\n{abstract}"
     embed = discord.Embed(
         title=limits.truncate(escape(title_text(paper)), limits.EMBED_TITLE) or escape(paper.id),
         url=clean_url(paper.link("page")),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import shlex
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -56,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--offset", type=int, default=0, help="skip this many hits")
     search.add_argument("--venue", help="only this venue (e.g. colm, 'ICML 2026')")
     search.add_argument("--year", type=int, help="only this year")
+    search.add_argument("--author", action="append", default=[], help="only papers by this author")
     search.add_argument("--json", action="store_true", help="print JSON")
 
     for name, text in (("paper", "one paper by id or title"), ("similar", "papers like this one")):
@@ -86,14 +88,30 @@ def build_parser() -> argparse.ArgumentParser:
     add_fetch(sub)
 
     ev = sub.add_parser("eval", help="nDCG@10, Recall@100, MRR@10 of this search on a BEIR set")
-    ev.add_argument(
+    where = ev.add_mutually_exclusive_group(required=True)
+    where.add_argument(
         "--beir",
         type=Path,
-        required=True,
         metavar="DIR",
         help="folder with corpus.jsonl, queries.jsonl, qrels/<split>.tsv",
     )
-    ev.add_argument("--split", default="test", help="qrels split: train, test or dev")
+    where.add_argument(
+        "--paperlists",
+        type=Path,
+        metavar="DIR",
+        help="folder of Paper Copilot lists: known-item queries built from the papers",
+    )
+    ev.add_argument(
+        "--kind",
+        default="title",
+        choices=("title", "keywords", "first-sentence"),
+        help="with --paperlists: which words of a paper make its query",
+    )
+    ev.add_argument(
+        "--split",
+        default="test",
+        help="qrels split: train, test or dev (--paperlists: train, test or all)",
+    )
     ev.add_argument(
         "--set",
         action="append",
@@ -113,10 +131,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run_eval(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
-    from bot.search.evaluate import apply_overrides, evaluate
+    from bot.search.evaluate import apply_overrides, evaluate, evaluate_known_items
 
     search = apply_overrides(settings.search, args.overrides)
-    report = evaluate(args.beir, args.split, search, args.analyzer)
+    if args.paperlists:
+        report = evaluate_known_items(args.paperlists, args.kind, args.split, search, args.analyzer)
+    else:
+        report = evaluate(args.beir, args.split, search, args.analyzer)
     if args.json:
         _dump(report.to_json(), out)
     else:
@@ -124,8 +145,9 @@ def run_eval(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
     return 0
 
 
-def print_result(result: SearchResult, out: TextIO) -> None:
-    """The hits as the console and Discord show them: one look everywhere (`bot.app.render`).
+def print_result(result: SearchResult, out: TextIO, command: str = "search") -> None:
+    """The hits as the console and Discord show them: one look everywhere (`bot.app.render`);
+    a likely misspelling also gets the corrected command to run.
 
     Imported here, not at the top: `--json` output and `ingest` do not pay for discord.py.
     """
@@ -133,6 +155,8 @@ def print_result(result: SearchResult, out: TextIO) -> None:
     from bot.console.text import embed_text
 
     out.write(embed_text(render.results_embed(result)))
+    if result.suggestion:
+        out.write(f"Try: python -m bot {command} {shlex.quote(result.suggestion)}\n")
 
 
 def print_paper(paper: Paper, out: TextIO) -> None:
@@ -185,7 +209,7 @@ def run(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
     engine = SearchEngine.load(settings)
     cmd = args.command
     if cmd == "search":
-        filters = Filters(venue=args.venue, year=args.year)
+        filters = Filters(venue=args.venue, year=args.year, authors=tuple(args.author))
         result = engine.search(
             " ".join(args.query), limit=args.limit, offset=args.offset, filters=filters
         )

@@ -90,6 +90,9 @@ class Console:
             empty=state.empty_text(),
         )
         self.show(embed)
+        if result.suggestion:
+            # Discord offers a button; here the corrected command is one copy away.
+            self.write(f"Did you mean: /search {result.suggestion}\n\n")
 
     def show_paper(self, paper: Paper) -> None:
         self.paper = paper

@@ -115,6 +115,10 @@ class Analyzer:
             [whole_weight if whole else 1.0 for _word, whole in pieces],
         )
 
+    def stem_words(self, words: list[str]) -> list[str]:
+        """Stems of many words in one call (the spelling corrector stems ~10^5 candidates)."""
+        return list(self._stemmer.stemWords(words)) if self._stemmer else list(words)
+
     def stem_word(self, word: str) -> str:
         cached = self._cache.get(word)
         if cached is None:

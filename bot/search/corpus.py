@@ -243,6 +243,8 @@ def paper_from_project(record: dict[str, Any], default_venue: str) -> Paper:
         links=tuple(links),
         status=status if isinstance(status, str) and status else None,
         keywords=_split_list(record.get("keywords"), "keywords"),
+        tldr=tidy(_text(record.get("tldr"), "tldr")),
+        bibtex=_text(record.get("bibtex"), "bibtex").strip(),
         title_derived=bool(record.get("title_derived")) or not title,
         added=added_stamp(record.get("added")),
     )
@@ -282,6 +284,8 @@ def paper_from_paperlist(record: dict[str, Any], venue: str, year: int | None, s
         links=tuple(links),
         status=status if isinstance(status, str) and status else None,
         keywords=_split_list(record.get("keywords"), "keywords"),
+        tldr=tidy(_text(record.get("tldr"), "tldr")),
+        bibtex=_text(record.get("bibtex"), "bibtex").strip(),
         title_derived=not title,
     )
 

@@ -11,6 +11,7 @@ import bisect
 import hashlib
 import logging
 import random as random_module
+import re
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,25 +21,44 @@ import numpy as np
 
 from bot.config import SearchSettings, Settings
 from bot.search.analyzer import Analyzer, fold
-from bot.search.corpus import LoadProblem, LoadReport, load_corpus
-from bot.search.feedback import expand
+from bot.search.authors import AuthorIndex
+from bot.search.corpus import VENUE_NAMES, LoadProblem, LoadReport, load_corpus
+from bot.search.feedback import distinctive_terms, expand
 from bot.search.index import BM25Index, BM25Params, IndexCacheError, top_k
-from bot.search.models import BadFilter, EmptyQuery, Filters, Hit, Paper, SearchResult, UnknownPaper
+from bot.search.models import (
+    BadFilter,
+    EmptyQuery,
+    Filters,
+    Hit,
+    Paper,
+    Plan,
+    SearchResult,
+    UnknownPaper,
+)
 from bot.search.paperstore import PaperStore, StoreError, save_store, storable
 from bot.search.query import merge_filters, parse_query
 from bot.search.savedfiles import remove_stale
 from bot.search.snippets import make_snippet
+from bot.search.spelling import Speller
 
 log = logging.getLogger(__name__)
 
-LOADER_VERSION = "3"  # 2: load problems saved as structured records; 3: absurd records cut
+LOADER_VERSION = "4"  # 2: problems as structured records; 3: absurd records cut; 4: keywords
 MAX_LIMIT = 100
 DOC_TERMS_CACHE = 4096
 
 
 def doc_text(paper: Paper, title_weight: int = 1) -> str:
-    """What is indexed: the title (repeated `title_weight` times) and the abstract."""
-    return " ".join([paper.title] * max(1, title_weight) + [paper.abstract])
+    """What is indexed: the title (repeated `title_weight` times), the abstract, the keywords.
+
+    Keywords are the authors' own words for the topic (OpenReview venues carry them): a
+    search for `world models` should find a paper that lists it even if its abstract says
+    "learned simulators". BEIR collections have none, so their figures do not move.
+    """
+    parts = [paper.title] * max(1, title_weight) + [paper.abstract]
+    if paper.keywords:
+        parts.append("; ".join(paper.keywords))
+    return " ".join(parts)
 
 
 def corpus_digest(files: Sequence[Path], exclude_status: Sequence[str]) -> str:
@@ -229,13 +249,33 @@ class SearchEngine:
             return self.papers[prefix[0]]
         raise UnknownPaper(ref)
 
+    @property
+    def authors(self) -> AuthorIndex:
+        """Author names and their papers, built on first use (most searches name no author)."""
+        index: AuthorIndex | None = self.__dict__.get("_authors")
+        if index is None:
+            if isinstance(self.papers, PaperStore):
+                lists: Sequence[Sequence[str]] = self.papers.author_lists()
+            else:
+                lists = [p.authors for p in self.papers]
+            index = self.__dict__["_authors"] = AuthorIndex.build(lists)
+        return index
+
+    def suggest_authors(self, prefix: str, limit: int = 25) -> list[tuple[str, int]]:
+        """(name, number of papers) for autocomplete where an option is an author."""
+        return self.authors.complete(prefix, limit)
+
     def venues(self) -> dict[str, int]:
         counts = np.bincount(self._venue_of, minlength=len(self._venues)).tolist()
         return dict(zip(self._venues, counts, strict=True))
 
     def resolve_venues(self, venue: str) -> list[int]:
-        """Positions in `self._venues` matching `venue` (`colm`, `COLM 2025`, `iclr2018`)."""
+        """Positions in `self._venues` matching `venue` (`colm`, `COLM 2025`, `iclr2018`),
+        common names included (`nips` and `neurips2018` find "NeurIPS 2018")."""
         want = fold(venue).replace(" ", "")
+        alias = re.fullmatch(r"([a-z]+)(\d*)", want)
+        if alias and alias.group(1) in VENUE_NAMES:
+            want = fold(VENUE_NAMES[alias.group(1)]) + alias.group(2)
         found = [i for i, v in enumerate(self._venues) if want in fold(v).replace(" ", "")]
         if not found:
             known = ", ".join(self._venues)
@@ -298,11 +338,8 @@ class SearchEngine:
             keep &= np.isin(self._venue_of[ids], self.resolve_venues(filters.venue))
         if filters.year:
             keep &= self._year_of[ids] == filters.year
-        if filters.authors:
-            wanted = [fold(a) for a in filters.authors]
-            for j in np.flatnonzero(keep):
-                names = fold("; ".join(self.papers[int(ids[j])].authors))
-                keep[j] = all(w in names for w in wanted)
+        for author in filters.authors:
+            keep &= np.isin(ids, self.authors.docs(author))
         return keep
 
     def _without(self, ids: np.ndarray, excludes: Sequence[str]) -> np.ndarray:
@@ -340,39 +377,46 @@ class SearchEngine:
             )
         return found
 
-    def _run(
-        self,
-        query: str,
-        terms: list[str],
-        limit: int,
-        offset: int,
-        filters: Filters,
-        *,
-        phrases: Sequence[tuple[str, ...]] = (),
-        excludes: Sequence[str] = (),
-        skip: int | None = None,
-        weights: Sequence[float] | None = None,
-        extra: Sequence[str] = (),
-        snippets: bool = True,
-    ) -> SearchResult:
-        """Score, filter and page. `extra` are feedback terms (weighted by `weights`): they
-        rank, and they are highlighted only in hits that contain none of the typed terms."""
+    def _select(self, plan: Plan) -> tuple[np.ndarray, np.ndarray]:
+        """The one filtering path (`/search`, daily topic pools, `/similar`): the documents
+        `plan` matches, ascending, with their scores (0.0 each when there are no words)."""
+        if plan.terms:
+            ids, scores = self.index.score([*plan.terms, *plan.extra], plan.weights)
+            keep = scores > 0
+        else:
+            ids = np.arange(self.index.n_docs, dtype=np.int32)
+            scores = np.zeros(ids.shape[0], dtype=np.float64)
+            keep = np.ones(ids.shape[0], dtype=bool)
+        if plan.skip is not None:
+            keep &= ids != plan.skip
+        if plan.excludes:
+            keep &= self._without(ids, plan.excludes)
+        if not plan.filters.is_empty():
+            keep &= self._mask(ids, plan.filters)
+        if plan.phrases:
+            keep &= self._has_phrases(ids, plan.phrases)
+        ids, scores = ids[keep], scores[keep]
+        ratio = self.settings.min_score_ratio
+        if plan.terms and ratio > 0 and scores.shape[0]:
+            # Where matches get weak: far below the best match, a paper shares only the
+            # query's common words (`world model` -> papers that say only "model").
+            strong = scores >= ratio * float(scores.max())
+            ids, scores = ids[strong], scores[strong]
+        return ids, scores
+
+    def _run(self, plan: Plan, limit: int, offset: int, *, snippets: bool = True) -> SearchResult:
+        """Select, rank and page. Feedback terms (`plan.extra`) rank, and they are
+        highlighted only in hits that contain none of the typed terms."""
         limit = max(1, min(int(limit), MAX_LIMIT))
         offset = max(0, int(offset))
-        scored = [*terms, *extra]
-        ids, scores = self.index.score(scored, weights)
-        keep = scores > 0
-        if skip is not None:
-            keep &= ids != skip
-        if excludes:
-            keep &= self._without(ids, excludes)
-        if not filters.is_empty():
-            keep &= self._mask(ids, filters)
-        if phrases:
-            keep &= self._has_phrases(ids, phrases)
-        ids, scores = ids[keep], scores[keep]
-        best_ids, best_scores = top_k(ids, scores, offset + limit)
-        wanted = set(terms)
+        ids, scores = self._select(plan)
+        if plan.terms:
+            best_ids, best_scores = top_k(ids, scores, offset + limit)
+        else:
+            # Nothing to rank by (`author:jordan` alone): newest first, then corpus order.
+            order = np.lexsort((ids, -self._year_of[ids]))[: offset + limit]
+            best_ids, best_scores = ids[order], scores[order]
+        wanted = set(plan.terms)
         hits = []
         for rank, (doc, score) in enumerate(
             zip(best_ids[offset:].tolist(), best_scores[offset:].tolist(), strict=True),
@@ -382,51 +426,59 @@ class SearchEngine:
             snippet = ""
             if snippets:
                 shown = wanted
-                if extra and wanted.isdisjoint(self._doc_terms(doc)):
-                    shown = set(extra)
+                if plan.extra and wanted.isdisjoint(self._doc_terms(doc)):
+                    shown = set(plan.extra)
                 snippet = make_snippet(paper.abstract, shown, self.analyzer, self.index.term_idf)
             hits.append(Hit(paper=paper, score=float(score), snippet=snippet, rank=rank))
         return SearchResult(
-            query=query,
+            query=plan.query,
             hits=hits,
             total=int(ids.shape[0]),
             offset=offset,
             limit=limit,
-            terms=tuple(dict.fromkeys(terms)),
+            terms=tuple(dict.fromkeys(plan.terms)),
+            suggestion=plan.suggestion,
         )
 
-    def search(
-        self,
-        query: str,
-        limit: int = 10,
-        offset: int = 0,
-        filters: Filters | None = None,
-        *,
-        snippets: bool = True,
-    ) -> SearchResult:
-        """Ranked hits for `query`; raises EmptyQuery when nothing is left to search for.
+    @property
+    def speller(self) -> Speller:
+        found: Speller | None = self.__dict__.get("_speller")
+        if found is None:
+            found = self.__dict__["_speller"] = Speller(
+                self.analyzer, self.index, lambda doc: doc_text(self.papers[doc])
+            )
+        return found
 
-        With `prf_docs`/`prf_terms`/`prf_weight` set, the query is first widened with words of
-        its best first-pass hits (`bot.search.feedback`); evaluation turns `snippets` off for speed.
+    def plan(self, query: str, filters: Filters | None = None, *, suggest: bool = False) -> Plan:
+        """`query` parsed and analysed as every surface runs it; EmptyQuery when it holds
+        neither a word to rank by nor a filter to list by.
+
+        With `prf_docs`/`prf_terms`/`prf_weight` set, the query is widened with words of its
+        best first-pass hits (`bot.search.feedback`). `suggest` looks for corrections of words
+        the index does not know (people see them; evaluation and daily pools need none).
         """
         parsed = parse_query(query or "")
+        if parsed.problems:
+            raise BadFilter(" ".join(parsed.problems))
         s = self.settings
         terms, term_weights = self.analyzer.query_terms(parsed.text, s.compound_weight)
-        if not terms:
+        merged = merge_filters(parsed.filters, filters)
+        if not terms and merged.is_empty():
             if parsed.text.strip():
                 raise EmptyQuery(
                     "Nothing to search for: those are all very common words. "
                     "Try the words that make the paper special."
                 )
             raise EmptyQuery()
-        merged = merge_filters(parsed.filters, filters)
+        if merged.venue:
+            self.resolve_venues(merged.venue)  # an unknown venue is an error, said now
         phrases = [tuple(t) for t in (self.analyzer(p) for p in parsed.phrases) if t]
         # All-1 weights are left out so a plain query scores exactly as rank_bm25 would.
         weights: Sequence[float] | None = None
         if any(w != 1.0 for w in term_weights):
             weights = term_weights
         extra: tuple[str, ...] = ()
-        if s.prf_docs > 0 and s.prf_terms > 0 and s.prf_weight > 0:
+        if terms and s.prf_docs > 0 and s.prf_terms > 0 and s.prf_weight > 0:
             ids, scores = self.index.score(terms, weights)
             expansion = expand(
                 terms,
@@ -441,41 +493,52 @@ class SearchEngine:
             extra = expansion.added
             if extra:
                 weights = expansion.weights
-        return self._run(
-            query,
-            terms,
-            limit,
-            offset,
-            merged,
-            phrases=phrases,
+        return Plan(
+            query=query,
+            terms=tuple(terms),
+            weights=tuple(weights) if weights is not None else None,
+            filters=merged,
+            phrases=tuple(phrases),
             excludes=parsed.excludes,
-            weights=weights,
             extra=extra,
-            snippets=snippets,
+            suggestion=self.speller.suggest_query(query) if suggest else None,
         )
+
+    def search(
+        self,
+        query: str,
+        limit: int = 10,
+        offset: int = 0,
+        filters: Filters | None = None,
+        *,
+        snippets: bool = True,
+        suggest: bool = True,
+    ) -> SearchResult:
+        """Ranked hits for `query`; raises EmptyQuery when nothing is left to search for.
+        Evaluation turns `snippets` and `suggest` off for speed (neither changes the ranking)."""
+        plan = self.plan(query, filters, suggest=suggest)
+        return self._run(plan, limit, offset, snippets=snippets)
 
     def similar(self, ref: str, limit: int = 10, offset: int = 0) -> SearchResult:
-        """Papers like `ref`: its own title and abstract as the query, itself left out."""
+        """Papers like `ref`, itself left out. Like Lucene's MoreLikeThis, the query is the
+        paper's most distinctive terms by tf-idf (`similar_terms` of them), not its whole
+        text, which would match nearly every paper through words like "propose"."""
         paper = self.paper(ref)
-        terms = self.analyzer(doc_text(paper))
-        return self._run(
-            f"more like: {paper.title}", terms, limit, offset, Filters(), skip=self._by_id[paper.id]
+        doc = self._by_id[paper.id]
+        terms = distinctive_terms(
+            self._doc_terms(doc),
+            self.index.doc_freq,
+            self.index.n_docs,
+            self.settings.similar_terms,
         )
+        plan = Plan(query=f"more like: {paper.title}", terms=tuple(terms), skip=doc)
+        return self._run(plan, limit, offset)
 
     def matching_ids(self, query: str) -> list[str]:
-        """Every paper id matching `query` (a daily topic), in corpus order."""
-        result = self.search(query, limit=1)
-        if not result.total:
-            return []
-        parsed = parse_query(query)
-        ids, scores = self.index.score(self.analyzer(parsed.text))
-        keep = scores > 0
-        merged = merge_filters(parsed.filters, None)
-        if not merged.is_empty():
-            keep &= self._mask(ids, merged)
-        if parsed.excludes:
-            keep &= self._without(ids, parsed.excludes)
-        return [self.papers[i].id for i in ids[keep].tolist()]
+        """Every paper id `/search` would list for `query` (a daily topic), in corpus order:
+        the same plan and the same `_select`, so a pool never differs from the search."""
+        ids, _scores = self._select(self.plan(query))
+        return [self._ids[i] for i in ids.tolist()]
 
 
 def _saved_problems(folder: Path, meta: dict[str, Any]) -> list[LoadProblem]:

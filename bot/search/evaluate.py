@@ -22,7 +22,7 @@ from bot.config import ConfigError, SearchSettings, check_range
 from bot.search.analyzer import STOPWORDS, Analyzer
 from bot.search.corpus import CorpusError, load_file
 from bot.search.metrics import mean_scores
-from bot.search.models import SearchError
+from bot.search.models import Paper, SearchError
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchEngine
@@ -41,6 +41,7 @@ RANKING_KEYS = (
     "prf_docs",
     "prf_terms",
     "prf_weight",
+    "min_score_ratio",
 )
 
 
@@ -181,7 +182,7 @@ def run_queries(
     started = time.perf_counter()
     for qid, text in queries.items():
         try:
-            result = engine.search(text, limit=depth, snippets=False)
+            result = engine.search(text, limit=depth, snippets=False, suggest=False)
         except SearchError as exc:
             log.info("query %s left nothing to search (%s)", qid, exc)
             failed += 1
@@ -191,6 +192,61 @@ def run_queries(
     return run, time.perf_counter() - started, failed
 
 
+def _measure(
+    name: str,
+    split: str,
+    papers: Sequence[Paper],
+    queries: Mapping[str, str],
+    qrels: Mapping[str, Mapping[str, int]],
+    settings: SearchSettings,
+    analyzer: str,
+    started: float,
+) -> EvalReport:
+    """Index `papers` as the bot would, run `queries`, score the run against `qrels`."""
+    from bot.search.engine import SearchEngine
+
+    engine = SearchEngine(papers, analyzer=make_analyzer(analyzer), settings=settings)
+    index_seconds = time.perf_counter() - started
+    run, seconds, failed = run_queries(engine, queries)
+    return EvalReport(
+        collection=name,
+        split=split,
+        settings={key: getattr(settings, key) for key in RANKING_KEYS},
+        analyzer=analyzer,
+        docs=len(papers),
+        queries=len(queries),
+        scores=mean_scores(run, qrels),
+        index_seconds=index_seconds,
+        search_seconds=seconds,
+        failed=failed,
+        per_query=run,
+    )
+
+
+def evaluate_known_items(
+    folder: Path,
+    kind: str,
+    split: str = "test",
+    settings: SearchSettings | None = None,
+    analyzer: str = "default",
+) -> EvalReport:
+    """The bot on a known-item set built from the paper lists in `folder` (accepted papers,
+    as the bot loads them): each paper's `kind` of words as the query, the paper as answer."""
+    from bot.search.knownitem import known_item_set
+
+    files = sorted(folder.glob("*.json"))
+    if not files:
+        raise BeirError(f"{folder}: no paper lists (*.json) found")
+    started = time.perf_counter()
+    papers: list[Paper] = []
+    for path in files:
+        papers += load_file(path, exclude_status=("Reject", "Withdraw", "Desk Reject")).papers
+    data = known_item_set(papers, kind, split)
+    name = f"{folder.name} known items: {kind}"
+    settings = settings or SearchSettings()
+    return _measure(name, split, papers, data.queries, data.qrels, settings, analyzer, started)
+
+
 def evaluate(
     folder: Path,
     split: str = "test",
@@ -198,28 +254,12 @@ def evaluate(
     analyzer: str = "default",
 ) -> EvalReport:
     """Index the collection as the bot would, run every judged query, score the run."""
-    from bot.search.engine import SearchEngine
-
-    settings = settings or SearchSettings()
     data = read_beir(folder, split)
     started = time.perf_counter()
     report = load_file(data.corpus, exclude_status=())
     for problem in report.problems[:5]:
         log.warning("%s", problem)
-    engine = SearchEngine(report.papers, analyzer=make_analyzer(analyzer), settings=settings)
-    index_seconds = time.perf_counter() - started
-    run, seconds, failed = run_queries(engine, data.queries)
-    used = {name: getattr(settings, name) for name in RANKING_KEYS}
-    return EvalReport(
-        collection=folder.name,
-        split=split,
-        settings=used,
-        analyzer=analyzer,
-        docs=len(report.papers),
-        queries=len(data.queries),
-        scores=mean_scores(run, data.qrels),
-        index_seconds=index_seconds,
-        search_seconds=seconds,
-        failed=failed,
-        per_query=run,
+    settings = settings or SearchSettings()
+    return _measure(
+        folder.name, split, report.papers, data.queries, data.qrels, settings, analyzer, started
     )

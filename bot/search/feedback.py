@@ -16,6 +16,7 @@ everything the ranking uses is still a word that can be shown and highlighted.
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -93,3 +94,33 @@ def expand(
     added = tuple(t for _p, t in ranked)
     added_weights = tuple(weight * p / top for p, _t in ranked)
     return Expansion(original + added, original_weights + added_weights, added)
+
+
+# MoreLikeThis leaves out words common across the corpus (its maxDocFreqPct): a word in more
+# than this share of documents ("via", "model") says little about what a paper is about.
+COMMON_SHARE = 0.1
+
+
+def distinctive_terms(
+    terms: Sequence[str],
+    df: Callable[[str], int],
+    n_docs: int,
+    limit: int = 25,
+    min_df: int = 2,
+) -> list[str]:
+    """A document's `limit` most distinctive terms by tf-idf, strongest first (Lucene's
+    MoreLikeThis query), with Lucene's idf log(1 + (N - df + 0.5) / (df + 0.5)), which stays
+    positive and falls steadily with df (BM25Okapi's floored idf does not).
+
+    As MoreLikeThis's `minDocFreq`, terms in fewer than `min_df` documents are left out: a
+    word only this paper uses cannot find another paper. Terms in more than COMMON_SHARE of
+    the documents come only when too few others are left (a corpus of a dozen papers).
+    """
+    scored = []
+    for term, tf in Counter(terms).items():
+        n = df(term)
+        if n >= min_df:
+            idf = math.log(1 + (n_docs - n + 0.5) / (n + 0.5))
+            scored.append((n > COMMON_SHARE * n_docs, -tf * idf, term))
+    scored.sort()
+    return [term for _common, _score, term in scored[:limit]]

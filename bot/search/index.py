@@ -169,6 +169,11 @@ class BM25Index:
         start, end = self.indptr[tid], self.indptr[tid + 1]
         return self.doc_ids[start:end], self.tfs[start:end]
 
+    def doc_freq(self, term: str) -> int:
+        """How many documents contain `term` (0 when it is not in the vocabulary)."""
+        tid = self.vocab.get(term)
+        return 0 if tid is None else int(self.indptr[tid + 1] - self.indptr[tid])
+
     def term_idf(self, term: str) -> float:
         tid = self.vocab.get(term)
         return 0.0 if tid is None else float(self.idf[tid])
@@ -372,13 +377,26 @@ def _saturation(tfs: np.ndarray, doc_ids: np.ndarray, norm: np.ndarray, k1: floa
     return out
 
 
+# The idf a word present in at least half the documents gets when eps * mean idf is not
+# positive (a corpus of a handful of papers): small, but it still counts.
+MIN_IDF = 0.01
+
+
 def _okapi_idf(df: np.ndarray, n_docs: int, epsilon: float) -> np.ndarray:
-    """rank_bm25's idf: log((N - n + 0.5) / (n + 0.5)), negatives floored at eps * mean idf."""
+    """rank_bm25's idf: log((N - n + 0.5) / (n + 0.5)), floored at eps * mean idf.
+
+    rank_bm25 floors only negative idf (n > N/2). Two departures, both where its idf is not
+    positive, so a paper containing the query word is never "no match": a word in exactly
+    half the documents (idf 0, e.g. 2 of 4 papers) gets the floor too, and when the floor
+    itself is not positive (tiny corpora whose mean idf is <= 0) it is MIN_IDF. Wherever
+    rank_bm25's idf is positive the two agree to the bit (tests/search/test_index.py).
+    """
     if df.size == 0:
         return df
     idf = np.log(n_docs - df + 0.5) - np.log(df + 0.5)
     average = float(idf.sum()) / idf.size
-    idf[idf < 0] = epsilon * average
+    floor = epsilon * average
+    idf[idf <= 0] = floor if floor > 0 else MIN_IDF
     return idf
 
 

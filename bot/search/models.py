@@ -30,6 +30,10 @@ class Paper:
     links: tuple[Link, ...] = ()
     status: str | None = None
     keywords: tuple[str, ...] = ()
+    # What the source carries beyond the abstract (Paper Copilot lists: TL;DRs on OpenReview
+    # venues, BibTeX on ~99 % of records): shown and exported, never invented.
+    tldr: str = ""
+    bibtex: str = ""
     # True when the title is a headline we derived from the abstract (the seed has no titles):
     # renderers may mark it so nobody mistakes it for the authors' own title.
     title_derived: bool = False
@@ -53,7 +57,9 @@ class Paper:
             "authors": list(self.authors),
             "status": self.status,
             "keywords": list(self.keywords),
+            "tldr": self.tldr,
             "abstract": self.abstract,
+            "bibtex": self.bibtex,
             "links": [{"kind": link.kind, "url": link.url} for link in self.links],
             "added": self.added,
         }
@@ -98,10 +104,49 @@ class SearchResult:
     offset: int = 0
     limit: int = 10
     terms: tuple[str, ...] = field(default=())
+    # The query with out-of-vocabulary words corrected (`difusion` -> `diffusion`), if any.
+    suggestion: str | None = None
 
     @property
     def pages(self) -> int:
         return max(1, -(-self.total // self.limit)) if self.limit else 1
+
+    @property
+    def page(self) -> int:
+        return self.offset // self.limit + 1 if self.limit else 1
+
+    @property
+    def past_end(self) -> bool:
+        """Papers matched, but this page starts after the last of them."""
+        return not self.hits and self.total > 0 and self.offset >= self.total
+
+    def empty_text(self) -> str:
+        """What an empty page says, the same on every surface."""
+        if self.past_end:
+            matches = "1 match" if self.total == 1 else f"{self.total} matches"
+            return f"{matches}; page {self.page} is past the end (last page {self.pages})."
+        if self.suggestion:
+            return f"No match for {self.query}; did you mean **{self.suggestion}**?"
+        return f"No papers match {self.query!r}."
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A query as the engine runs it: analysed terms, filters, and what was corrected.
+
+    Built once (`SearchEngine.plan`) and used both to rank (`/search`) and to select (daily
+    topic pools), so the two can never disagree on which papers match.
+    """
+
+    query: str
+    terms: tuple[str, ...] = ()
+    weights: tuple[float, ...] | None = None
+    filters: Filters = field(default_factory=Filters)
+    phrases: tuple[tuple[str, ...], ...] = ()
+    excludes: tuple[str, ...] = ()
+    extra: tuple[str, ...] = ()
+    skip: int | None = None
+    suggestion: str | None = None
 
 
 class SearchError(ValueError):

@@ -24,13 +24,15 @@ import numpy as np
 from bot.search.models import Link, Paper
 from bot.search.savedfiles import atomic_folder, file_digest, read_meta
 
-# 2: every file's size and digest in meta.json, checked at load; 3: `added` (first-seen) column
-STORE_FORMAT = 3
+# 2: every file's size and digest in meta.json, checked at load; 3: `added` (first-seen)
+# column; 4: TL;DR, BibTeX, authors.jsonl
+STORE_FORMAT = 4
 _FILES = (
     "records.bin",
     "offsets.npy",
     "ids.txt",
     "titles.txt",
+    "authors.jsonl",
     "venue_of.npy",
     "year_of.npy",
     "added.txt",
@@ -56,6 +58,8 @@ def _record(paper: Paper) -> bytes:
             list(paper.keywords),
             paper.title_derived,
             paper.added,
+            paper.tldr,
+            paper.bibtex,
         ],
         ensure_ascii=False,
         separators=(",", ":"),
@@ -63,9 +67,21 @@ def _record(paper: Paper) -> bytes:
 
 
 def _paper(raw: bytes) -> Paper:
-    (pid, title, abstract, venue, year, authors, links, status, keywords, derived, added) = (
-        json.loads(raw)
-    )
+    (
+        pid,
+        title,
+        abstract,
+        venue,
+        year,
+        authors,
+        links,
+        status,
+        keywords,
+        derived,
+        added,
+        tldr,
+        bibtex,
+    ) = json.loads(raw)
     return Paper(
         id=pid,
         title=title,
@@ -78,6 +94,8 @@ def _paper(raw: bytes) -> Paper:
         keywords=tuple(keywords),
         title_derived=derived,
         added=added,
+        tldr=tldr,
+        bibtex=bibtex,
     )
 
 
@@ -97,6 +115,11 @@ def save_store(folder: Path, papers: Sequence[Paper], meta: dict[str, Any]) -> N
         np.save(tmp / "offsets.npy", offsets)
         (tmp / "ids.txt").write_text("\n".join(p.id for p in papers), encoding="utf-8")
         (tmp / "titles.txt").write_text("\n".join(p.title for p in papers), encoding="utf-8")
+        # Author lists, one JSON array per line: read only when an author is first searched.
+        (tmp / "authors.jsonl").write_text(
+            "\n".join(json.dumps(list(p.authors), ensure_ascii=False) for p in papers),
+            encoding="utf-8",
+        )
         venues = sorted({p.venue for p in papers})
         pos = {v: i for i, v in enumerate(venues)}
         np.save(tmp / "venue_of.npy", np.array([pos[p.venue] for p in papers], dtype=np.int32))
@@ -177,11 +200,23 @@ class PaperStore(Sequence[Paper]):
         ) or (n and int(self.offsets[-1]) != size):
             raise StoreError(f"{folder}: store files do not fit together")
         self.meta = meta
+        self.folder = folder
         self._lock = threading.Lock()
         self._recent: dict[int, Paper] = {}
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    def author_lists(self) -> list[list[str]]:
+        """Every paper's authors, in corpus order, without decoding the papers."""
+        try:
+            text = (self.folder / "authors.jsonl").read_text(encoding="utf-8")
+            lists = [json.loads(line) for line in text.split("\n")] if self.ids else []
+        except (OSError, ValueError) as exc:
+            raise StoreError(f"{self.folder}: cannot read authors ({exc})") from exc
+        if len(lists) != len(self.ids):
+            raise StoreError(f"{self.folder}: authors.jsonl does not fit the store")
+        return lists
 
     @overload
     def __getitem__(self, i: int) -> Paper: ...

@@ -1,7 +1,9 @@
 """Query syntax: free words, `"exact phrase"`, `-exclude`, `author:name`, `venue:colm`, `year:2025`.
 
 Parsing never fails: anything that is not valid syntax (an unbalanced quote, a lone `-`, an
-unknown `key:value`) is read as plain words, the way search boxes people know behave.
+unknown `key:value`) is read as plain words, the way search boxes people know behave. A filter
+that cannot mean anything (`year:abc`) is recorded in `problems`: searching without it would
+answer a different question than the one asked, so the engine says so instead.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ class ParsedQuery:
     excludes: tuple[str, ...] = ()
     filters: Filters = field(default_factory=Filters)
     notes: tuple[str, ...] = ()
+    problems: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
@@ -44,6 +47,7 @@ def parse_query(raw: str) -> ParsedQuery:
     venue: str | None = None
     year: int | None = None
     notes: list[str] = []
+    problems: list[str] = []
     for match in _PIECE.finditer(text):
         negate, key, quoted, bare = match.groups()
         value = (quoted if quoted is not None else bare or "").strip()
@@ -65,7 +69,7 @@ def parse_query(raw: str) -> ParsedQuery:
             if re.fullmatch(r"\d{4}", value):
                 year = int(value)
             else:
-                notes.append(f"`year:{value}` is not a year; ignored")
+                problems.append(f"`year:{value}` is not a year: write four digits, e.g. year:2025.")
         elif negate and quoted is None and not value[:1].isalpha():
             # `-2`, `-0.5`, `--`: a negative number or a dash, not an exclusion.
             words.append("-" + value)
@@ -78,7 +82,9 @@ def parse_query(raw: str) -> ParsedQuery:
         elif value:
             words.append(value)
     filters = Filters(venue=venue, year=year, authors=tuple(authors))
-    return ParsedQuery(" ".join(words), tuple(phrases), tuple(excludes), filters, tuple(notes))
+    return ParsedQuery(
+        " ".join(words), tuple(phrases), tuple(excludes), filters, tuple(notes), tuple(problems)
+    )
 
 
 def merge_filters(parsed: Filters, given: Filters | None) -> Filters:

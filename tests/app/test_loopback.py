@@ -18,6 +18,7 @@ import pytest_asyncio
 
 from bot.app.client import PaperBot
 from bot.search.engine import SearchEngine
+from bot.search.models import Paper
 from bot.storage.sqlite import Storage
 from tests.app.helpers import TOKEN, answered, assert_within_limits, make_bot, make_settings
 from tests.fakediscord import EPHEMERAL, BotConnection, FakeDiscord
@@ -66,8 +67,10 @@ async def test_setup_hook_loads_cogs_and_syncs_described_commands(
         for option in command.get("options", []):
             assert option["description"], (command["name"], option["name"])
     search = {o["name"]: o for o in commands["search"]["options"]}
-    assert search["query"]["required"]
+    # Optional since the author option can stand alone (`/search author:Michael Jordan`).
+    assert not search["query"].get("required")
     assert search["query"]["max_length"] == 250
+    assert search["author"]["autocomplete"]
     assert search["venue"]["autocomplete"]
     assert search["venue"]["max_length"] == 100
     assert (search["limit"]["min_value"], search["limit"]["max_value"]) == (1, 10)
@@ -454,3 +457,47 @@ async def test_every_interaction_answered_and_token_never_logged(
     for record in caplog.records:
         assert TOKEN not in record.getMessage()
         assert "Sup3rSecret" not in record.getMessage()
+
+
+# -- authors and did-you-mean --------------------------------------------------------------------
+
+
+async def test_author_option_autocompletes_and_lists_papers(
+    fake_discord: FakeDiscord, connect_bot: Connect, storage: Storage
+) -> None:
+    papers = [
+        Paper(
+            id=f"p{i}",
+            title=f"Paper {i} on kernels",
+            abstract="Kernels.",
+            venue="ICML 2025",
+            year=2020 + i,
+            authors=authors,
+        )
+        for i, authors in enumerate(
+            [("Michael I. Jordan",), ("Jordan, Michael", "Ada Lovelace"), ("Alan Turing",)]
+        )
+    ]
+    bot = make_bot(make_settings(fake_discord), SearchEngine(papers), storage)
+    await connect_bot(bot, TOKEN)
+    reply = await answered(await fake_discord.autocomplete("search", {"author": "jor"}), type=8)
+    assert reply.choices == [
+        {"name": "Michael I. Jordan (1)", "value": "Michael I. Jordan"},
+        {"name": "Michael Jordan (1)", "value": "Michael Jordan"},
+    ]
+    handle = await fake_discord.slash("search", {"author": "Michael Jordan"})
+    reply = await answered(handle, type=4, ephemeral=True)
+    assert footer(reply).groups()[2:] == ("2", 'author:"Michael Jordan"')
+    assert reply.embed["description"].startswith("**1. Paper 1 on kernels")
+
+
+async def test_misspelt_query_offers_the_corrected_search(
+    env: tuple[FakeDiscord, PaperBot],
+) -> None:
+    fake, _bot = env
+    reply = await answered(await fake.slash("search", {"query": "difusion"}), type=4)
+    assert reply.embed["description"] == "No match for difusion; did you mean **diffusion**?"
+    assert "pb:s:1:5::diffusion" in reply.custom_ids
+    update = await answered(await fake.click(reply, "pb:s:1:5::diffusion"), type=7)
+    assert footer(update).group(4) == "diffusion"
+    assert update.embed["description"].startswith("**1. ")

@@ -8,7 +8,7 @@ from rank_bm25 import BM25Okapi
 from bot.search.analyzer import Analyzer
 from bot.search.corpus import load_corpus
 from bot.search.engine import doc_text
-from bot.search.index import BM25Index, BM25Params, IndexCacheError, top_k
+from bot.search.index import MIN_IDF, BM25Index, BM25Params, IndexCacheError, top_k
 from tests.conftest import shared_path
 
 A = Analyzer()
@@ -57,10 +57,38 @@ def test_parity_on_scifact_with_its_queries():
 
 
 def test_parameters_change_scores_like_rank_bm25():
-    docs = [["a", "b"], ["a", "a", "c", "d", "e"], ["b", "c"]]
+    # "d" and "e" are in 1 of 3 documents: positive idf, where the floor does not apply.
+    docs = [["a", "b"], ["a", "a", "c", "d", "e"], ["b", "c"], ["f"]]
     ours = BM25Index.build(docs, BM25Params(k1=0.9, b=0.4, epsilon=0.1))
     ref = BM25Okapi(docs, k1=0.9, b=0.4, epsilon=0.1)
-    np.testing.assert_allclose(ours.get_scores(["a", "c"]), ref.get_scores(["a", "c"]), rtol=1e-12)
+    for query in (["d", "e"], ["a", "d"], ["f", "f"]):
+        assert all(ref.idf[t] > 0 for t in query if t != "a")
+        expected = ref.get_scores([t for t in query if ref.idf[t] > 0])
+        got = ours.get_scores([t for t in query if ref.idf[t] > 0])
+        np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+def test_a_word_in_half_the_papers_still_matches():
+    """rank_bm25 gives idf 0 to a word in exactly 2 of 4 papers, so they score 0 ("no
+    match"); the floor gives it eps * mean idf, as rank_bm25 does for negative idf."""
+    docs = [["transform", "x"], ["transform", "y"], ["z"], ["w"]]
+    ref = BM25Okapi(docs)
+    assert ref.idf["transform"] == 0
+    ours = BM25Index.build(docs)
+    mean = sum(ref.idf.values()) / len(ref.idf)
+    assert ours.term_idf("transform") == pytest.approx(0.25 * mean, rel=1e-12)
+    ids, scores = ours.score(["transform"])
+    assert ids.tolist() == [0, 1]
+    assert (scores > 0).all()
+
+
+def test_floor_stays_positive_when_the_mean_idf_is_not():
+    # Two documents sharing every word: every idf is <= 0, and so is eps * mean.
+    docs = [["a", "b"], ["a", "b", "b"]]
+    assert sum(BM25Okapi(docs).idf.values()) <= 0
+    ours = BM25Index.build(docs)
+    assert ours.term_idf("a") == MIN_IDF
+    assert ours.score(["b"])[0].tolist() == [0, 1]
 
 
 def test_score_touches_only_matching_documents():

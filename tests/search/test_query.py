@@ -25,7 +25,7 @@ def test_broken_syntax_reads_as_words():
     q = parse_query("- author: year:soon k-means")
     assert q.words == "k-means"
     assert any("author:" in note for note in q.notes)
-    assert any("year:soon" in note for note in q.notes)
+    assert any("year:soon" in problem for problem in q.problems)
     assert parse_query("").text == ""
     assert parse_query("a\x00b").words == "a b"
 
