@@ -42,13 +42,13 @@ class CorpusSettings:
 class SearchSettings:
     k1: float = 1.5
     b: float = 0.75
-    epsilon: float = 0.25
+    epsilon: float = 0.0
     title_weight: int = 2
     compound_weight: float = 0.25
     prf_docs: int = 0
     prf_terms: int = 0
     prf_weight: float = 0.0
-    min_score_ratio: float = 0.0
+    min_score_ratio: float = 0.2
     similar_terms: int = 25
     page_size: int = 5
 
@@ -169,6 +169,8 @@ RANGES: dict[tuple[str, str], tuple[float, float]] = {
     ("search", "prf_docs"): (0, 100),
     ("search", "prf_terms"): (0, 100),
     ("search", "prf_weight"): (0.0, 10.0),
+    ("search", "min_score_ratio"): (0.0, 1.0),
+    ("search", "similar_terms"): (1, 100),
     ("search", "page_size"): (1, 10),
     ("discord", "search_cooldown_uses"): (1, 1000),
     ("discord", "search_cooldown_seconds"): (0.0, 86400.0),

@@ -49,15 +49,19 @@ DOC_TERMS_CACHE = 4096
 
 
 def doc_text(paper: Paper, title_weight: int = 1) -> str:
-    """What is indexed: the title (repeated `title_weight` times), the abstract, the keywords.
+    """What is indexed: the title and the keywords (each repeated `title_weight` times) and
+    the abstract.
 
     Keywords are the authors' own words for the topic (OpenReview venues carry them): a
     search for `world models` should find a paper that lists it even if its abstract says
-    "learned simulators". BEIR collections have none, so their figures do not move.
+    "learned simulators". Like the title they name what the paper is about, so they weigh
+    as much (keyword known-item set, train half: nDCG@10 0.9329 once, 0.9609 weighted).
+    BEIR collections have none, so their figures do not move.
     """
-    parts = [paper.title] * max(1, title_weight) + [paper.abstract]
+    weight = max(1, title_weight)
+    parts = [paper.title] * weight + [paper.abstract]
     if paper.keywords:
-        parts.append("; ".join(paper.keywords))
+        parts += ["; ".join(paper.keywords)] * weight
     return " ".join(parts)
 
 

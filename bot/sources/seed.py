@@ -34,19 +34,69 @@ _PAREN = re.compile(r"\(([^()]{2,80})\)")
 _LEAD = re.compile(r"^(?:(?:a|an|the|novel|new|first|simple)\s+)+", re.IGNORECASE)
 _MARKUP = re.compile(r"\*\*|\*|__|`")
 _QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'"})
-MAX_HEADLINE = 100
+MAX_HEADLINE = 90
+
+# Words a headline may be cut before: what follows them qualifies the phrase before. A cut
+# before a strong word ends a whole noun phrase ("a framework | designed to ..."); a cut
+# before a weak one may split a list or a verb from its object, so it is a second choice.
+_STRONG_CUTS = frozenset(
+    "that which who whose where when while by via through using designed aimed aiming "
+    "intended because thereby whereas".split()
+)
+_WEAK_CUTS = frozenset(
+    "to so such thus for in with on from across under into based and or but as".split()
+)
+# Words a headline never ends on, and words that point outside it ("this vulnerability").
+_WEAK_END = frozenset(
+    "a an the of and or for to in on with by as at from is are be designed aimed its their "
+    "our both novel new first simple this these".split()
+)
+_POINTING = frozenset("this these those such it its their them".split())
+
+
+def _bare(word: str) -> str:
+    return word.strip(".,;:()[]\"'").lower()
+
+
+def _phrase(text: str, budget: int, *, inside: bool = False) -> str:
+    """A complete phrase of `text` within `budget` characters, "" if there is none.
+
+    A phrase ends just before a word that starts a qualification, never on a function word,
+    and never holds a word pointing outside it (`this vulnerability`). The longest phrase
+    ending at a strong cut wins (`that`, `via`, `designed`, a comma); failing that, the
+    shortest of three words or more at a weak cut (`for`, `and`), failing that the longest.
+    `inside`: the phrase must stop before the end of `text` (a headline drawn from a first
+    sentence should not be the whole sentence).
+    """
+    words = text.replace("**", "").split()
+    strong: list[str] = []
+    weak: list[str] = []
+    for end in range(1, len(words) + 1):
+        head = words[:end]
+        if any(_bare(w) in _POINTING for w in head):
+            break
+        last = end == len(words)
+        nxt = "" if last else _bare(words[end])
+        is_strong = last or nxt in _STRONG_CUTS or head[-1].endswith((",", ";", ":"))
+        if (last and inside) or not (is_strong or nxt in _WEAK_CUTS):
+            continue
+        while head and _bare(head[-1]) in _WEAK_END:
+            head = head[:-1]
+        candidate = " ".join(head).rstrip(".,;:")
+        if len(candidate) > budget:
+            break
+        if len(head) >= 2:
+            (strong if is_strong else weak).append(candidate)
+    if strong:
+        return strong[-1]
+    longer = [c for c in weak if len(c.split()) >= 3]
+    return longer[0] if longer else (weak[-1] if weak else "")
 
 
 def _plain(text: str) -> str:
     text = URL.sub("", text)
     text = _MARKUP.sub("", latex_to_unicode(text)).translate(_QUOTES)
     return re.sub(r"\s+", " ", text).strip()
-
-
-def _words(text: str, count: int) -> str:
-    parts = text.split()
-    short = " ".join(parts[:count]).rstrip(",;:")
-    return short + ("…" if len(parts) > count else "")
 
 
 def _capital(text: str) -> str:
@@ -74,33 +124,36 @@ def derive_headline(abstract: str) -> str:
                 expansion = _LEAD.sub("", re.split(r",|\btermed\b|\bcalled\b", before)[-1])
                 expansion = expansion.strip().strip('"')
                 topic = expansion if expansion else _topic_after(clause, inner)
-                return _fit(inner, _words(topic, 9))
+                return _fit(inner, topic)
             if " " in inner and before and _NAME.fullmatch(before.split()[-1]):
                 # `GAS (Gradient-Aware Scheduling)`: the name first, its expansion inside.
-                return _fit(before.split()[-1], _words(inner, 9))
+                return _fit(before.split()[-1], inner)
         lead = _LEAD.sub("", clause)
         name_match = _NAME.search(lead)
         if name_match and len(lead[: name_match.start()].split()) <= 2:
             name = name_match.group(1)
             topic = _topic_after(lead, name)
-            return _fit(name, _words(topic, 9)) if topic else name
+            return _fit(name, topic) if topic else name
         phrase = _TITLE_PHRASE.match(lead)
         if phrase:
             # `Sinkhorn-parameterized Variational Inference, a first scalable framework for ...`
-            return _fit(phrase.group(1), _words(_LEAD.sub("", phrase.group(2)), 9))
-        return _fit("", _capital(_words(re.split(r",|\band\b", lead)[0], 11)))
+            return _fit(phrase.group(1), _LEAD.sub("", phrase.group(2)))
+        return _fit("", _capital(re.split(r",|\band\b", lead)[0]))
     called = _CALLED.search(text)
     if called:
         return called.group(1).strip(" .,;")
     first = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
-    return _fit("", _words(first, 12))
+    return _fit("", first.rstrip(".!?"), inside=True)
 
 
-def _fit(name: str, topic: str) -> str:
-    headline = f"{name}: {topic}" if name and topic else (name or topic)
-    if len(headline) > MAX_HEADLINE:
-        headline = headline[: MAX_HEADLINE - 1].rsplit(" ", 1)[0] + "…"
-    return headline
+def _fit(name: str, topic: str, *, inside: bool = False) -> str:
+    """`name: topic` as a finished title: the topic cut to its longest complete phrase that
+    fits MAX_HEADLINE (no trailing "…", no dangling "this"), or the name alone."""
+    budget = MAX_HEADLINE - (len(name) + 2 if name else 0)
+    phrase = _phrase(topic, budget, inside=inside) if topic else ""
+    if not phrase and not name:
+        phrase = _phrase(topic, budget) or " ".join(topic.split()[:8])
+    return f"{name}: {phrase}" if name and phrase else (name or phrase)
 
 
 def links_in(abstract: str) -> list[dict[str, str]]:

@@ -132,17 +132,17 @@ async def test_search_page_buttons_detail_more_like_and_share(
     env: tuple[FakeDiscord, PaperBot],
 ) -> None:
     fake, _bot = env
-    handle = await fake.slash("search", {"query": "optimal transport"})
+    handle = await fake.slash("search", {"query": "training"})
     reply = await answered(handle, type=4, ephemeral=True)
     page, pages, total, query = footer(reply).groups()
-    assert (page, pages, total, query) == ("1", "2", "9", "optimal transport")
+    assert (page, pages, total, query) == ("1", "2", "10", "training")
     description = reply.embed["description"]
     assert description.startswith("**1. ")
-    assert "**Optimal** **Transport**" in description
+    assert "**training**" in description.lower()
     assert description.count("\n\n") == 4  # five hits
     ids = reply.custom_ids
     assert ids[0] == "pb:open"
-    assert ids[1:] == ["pb:s:0:5::optimal transport", "pb:s:2:5::optimal transport", "pb:share"]
+    assert ids[1:] == ["pb:s:0:5::training", "pb:s:2:5::training", "pb:share"]
     buttons = reply.components[1]["components"]
     assert [b["label"] for b in buttons] == ["◀", "▶", "Share"]
     assert buttons[0]["disabled"]
@@ -151,11 +151,11 @@ async def test_search_page_buttons_detail_more_like_and_share(
     assert len(menu["options"]) == 5
     assert menu["options"][0]["label"].startswith("1. ")
 
-    nxt = await fake.click(reply, "pb:s:2:5::optimal transport")
+    nxt = await fake.click(reply, "pb:s:2:5::training")
     update = await answered(nxt, type=7)
     assert footer(update).group(1) == "2"
     assert update.embed["description"].startswith("**6. ")
-    assert update.custom_ids[1:3] == ["pb:s:1:5::optimal transport", "pb:s:3:5::optimal transport"]
+    assert update.custom_ids[1:3] == ["pb:s:1:5::training", "pb:s:3:5::training"]
 
     chosen_id = update.components[0]["components"][0]["options"][0]["value"]
     opened = await fake.select(reply, "pb:open", [chosen_id])
@@ -185,12 +185,10 @@ async def test_buttons_work_after_restart(
 ) -> None:
     settings = make_settings(fake_discord)
     first = await connect_bot(make_bot(settings, icml_engine, storage), TOKEN)
-    reply = await answered(
-        await fake_discord.slash("search", {"query": "optimal transport"}), type=4
-    )
+    reply = await answered(await fake_discord.slash("search", {"query": "training"}), type=4)
     await first.close()
     await connect_bot(make_bot(settings, icml_engine, storage), TOKEN)
-    click = await fake_discord.click(reply, "pb:s:2:5::optimal transport")
+    click = await fake_discord.click(reply, "pb:s:2:5::training")
     update = await answered(click, type=7)
     assert footer(update).group(1) == "2"
     opened = await fake_discord.select(reply, "pb:open", [icml_engine.papers[0].id])
@@ -398,12 +396,12 @@ async def test_slow_work_is_deferred(
         return original(*args, **kwargs)
 
     monkeypatch.setattr(bot.engine, "search", slow)
-    handle = await fake.slash("search", {"query": "optimal transport"})
+    handle = await fake.slash("search", {"query": "training"})
     first = await handle.assert_answered(type=5, timeout=1.0)
     assert first.data["flags"] == EPHEMERAL
     edit = await handle.edit(timeout=2.0)
     assert_within_limits(edit.body)
-    assert edit.body["embeds"][0]["title"] == "🔎 optimal transport"
+    assert edit.body["embeds"][0]["title"] == "🔎 training"
     assert "pb:open" in str(edit.body["components"])
     # A page click that is slow is deferred as an update, then the message is edited.
     click = await fake.click(

@@ -37,7 +37,10 @@ def test_expand_adds_new_terms_strongest_at_the_given_weight():
 
 
 def test_engine_feedback_is_switched_by_config_and_stays_explainable(icml_engine):
-    settings = replace(SearchSettings(), prf_docs=3, prf_terms=5, prf_weight=0.3)
+    # No weak-match cut: the papers feedback reaches score far below the best match.
+    settings = replace(
+        SearchSettings(), prf_docs=3, prf_terms=5, prf_weight=0.3, min_score_ratio=0.0
+    )
     engine = SearchEngine(icml_engine.papers, settings=settings, analyzer=icml_engine.analyzer)
     plain = icml_engine.search("backdoor", limit=19)
     wide = engine.search("backdoor", limit=19)

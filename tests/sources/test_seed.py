@@ -39,7 +39,21 @@ def test_headline_rules():
     assert derive_headline("We introduce Gradient Aware Things (GAT), a method.").startswith(
         "GAT: Gradient Aware Things"
     )
-    assert derive_headline("Nothing named here at all. More.") == "Nothing named here at all."
+    assert derive_headline("Nothing named here at all. More.") == "Nothing named here at all"
+
+
+def test_headlines_read_as_finished_titles():
+    """A complete phrase under 90 characters: no "…", no whole first sentence, no "this"."""
+    abstracts = read_seed(RAW)
+    for abstract, record in zip(abstracts, seed_records(abstracts), strict=True):
+        title = record["title"]
+        assert len(title) < 90, title
+        assert not title.endswith(("…", ".")), title
+        first = abstract.split(". ")[0]
+        assert title != first, title
+        words = [w.strip(",.:").lower() for w in title.split()]
+        assert not {"this", "these"} & set(words), title
+        assert words[-1] not in {"a", "an", "the", "of", "for", "to", "and", "with"}, title
 
 
 def test_links_are_found_and_cleaned():
