@@ -63,7 +63,12 @@ class DiscordSettings:
 
 @dataclass(frozen=True, slots=True)
 class StorageSettings:
+    """`database` is a SQLite path or URL, or postgresql://… (`[storage] url`, DATABASE_URL)."""
+
     database: str = str(PROJECT_ROOT / "state" / "paperbot.sqlite3")
+    backup_dir: Path = PROJECT_ROOT / "state" / "backups"
+    backup_hours: float = 24.0
+    backup_keep: int = 7
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +77,9 @@ class DailySettings:
     retry_base_seconds: float = 30.0
     retry_max_seconds: float = 1800.0
     open_thread: bool = True
+    # How long a process's claim on a post holds: longer than one send can take (60 s plus
+    # the thread), short enough that a crashed process's post is retried within minutes.
+    claim_seconds: float = 300.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +161,10 @@ class Settings:
         return replace(self, corpus=replace(self.corpus, files=paths))
 
 
-_PATH_KEYS = {("corpus", "files"), ("corpus", "index_dir")}
+_PATH_KEYS = {("corpus", "files"), ("corpus", "index_dir"), ("storage", "backup_dir")}
+# Keys read under another name: `[storage] url` is the documented name of `database`.
+_ALIASES = {("storage", "url"): "database"}
+DATABASE_URL_ENV = "DATABASE_URL"
 
 # Allowed (lowest, highest) of every numeric setting, both inclusive. Why: an out-of-range
 # number does not fail loudly where it is used; `shard_count = -1` hangs at connect,
@@ -196,6 +207,7 @@ def _resolve(base: Path, value: str) -> Path:
 
 
 def _section(cls: type, name: str, raw: dict[str, Any], base: Path) -> Any:
+    raw = {_ALIASES.get((name, key), key): value for key, value in raw.items()}
     known = {f.name: f for f in fields(cls)}
     unknown = sorted(set(raw) - set(known))
     if unknown:
@@ -410,4 +422,7 @@ def load_settings(
     )
     if fetched:
         parts["corpus"] = replace(parts["corpus"], files=listed + fetched)
+    database_url = environ.get(DATABASE_URL_ENV, "").strip()
+    if database_url:
+        parts["storage"] = replace(parts["storage"], database=database_url)
     return Settings(**parts, sources=sources, secrets=read_secrets(environ), source=path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from bot.config import PROJECT_ROOT, SearchSettings
 from bot.search.corpus import load_corpus
 from bot.search.engine import SearchEngine
+from tests.pg import PgServer
 
 # Registered once for every test: no test token in any log record; the loopback Discord
 # (`fake_discord`, `connect_bot`); the paper-of-the-day bot on a stepped clock (`daily_env`).
@@ -31,3 +33,20 @@ def icml_engine() -> SearchEngine:
     """The bot's default corpus, indexed in memory (no saved index touched)."""
     report = load_corpus([ICML])
     return SearchEngine(report.papers, settings=SearchSettings())
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    """A PostgreSQL server for the whole run (about a second to start), stopped at the end."""
+    server = PgServer()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh, empty database on each backend: every storage test runs on both."""
+    if request.param == "sqlite":
+        return str(tmp_path / "db" / "bot.sqlite3")
+    server: PgServer = request.getfixturevalue("pg_server")
+    return server.fresh_database_url()

@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 async def _check_cogs(settings: Settings, engine: SearchEngine, out: TextIO) -> list[str]:
     """Load every cog module into an offline bot; the problems found (empty when fine)."""
     from bot.app.client import PaperBot, cog_modules
-    from bot.storage.sqlite import Storage
+    from bot.storage.store import Storage
 
     problems: list[str] = []
     storage = await Storage.open(":memory:")
@@ -66,7 +66,8 @@ async def _check_cogs(settings: Settings, engine: SearchEngine, out: TextIO) -> 
 def run_check(settings: Settings, out: TextIO) -> int:
     """Check an already-read configuration; 0 when the bot could start, else 1."""
     from bot.search.engine import SearchEngine
-    from bot.storage.sqlite import sqlite_path
+    from bot.storage import admin
+    from bot.storage.schema import StorageError
 
     problems: list[str] = []
     source = settings.source or "built-in defaults"
@@ -78,9 +79,9 @@ def run_check(settings: Settings, out: TextIO) -> int:
         + "\n"
     )
     try:
-        sqlite_path(settings.storage.database)
-        out.write(f"ok   storage: {settings.storage.database}\n")
-    except ConfigError as exc:
+        report = asyncio.run(admin.check(settings.storage.database))
+        out.write(f"ok   storage: {' / '.join(report.lines())}\n")
+    except (ConfigError, StorageError) as exc:
         problems.append(f"storage: {exc}")
     engine: SearchEngine | None = None
     try:

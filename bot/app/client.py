@@ -31,7 +31,7 @@ from bot.config import ConfigError, Settings
 if TYPE_CHECKING:
     from bot.daily.scheduler import Clock
     from bot.search.engine import SearchEngine
-    from bot.storage.sqlite import Storage
+    from bot.storage.store import Storage
 
 log = logging.getLogger(__name__)
 # Within the 10 s a worker host waits between SIGTERM and SIGKILL: replies in flight get
@@ -190,13 +190,19 @@ class PaperBot(commands.AutoShardedBot):
         return await self.syncer.wait(timeout)
 
     async def _open_storage(self) -> Storage | None:
-        from bot.storage.sqlite import Storage
+        """The configured database, or a StorageError that stops the start.
+
+        Never a start without it: the paper of the day would vanish from Discord with one log
+        line, and schedules would seem lost (issue 12.4). The error says what is wrong and how
+        to restore a backup.
+        """
+        from bot.storage.schema import StorageError
+        from bot.storage.store import Storage
 
         try:
             return await Storage.open(self.settings.storage.database)
         except (OSError, sqlite3.Error, ConfigError) as exc:
-            log.warning("storage unavailable (%s): command sync state kept in memory", exc)
-            return None
+            raise StorageError(f"cannot open the database: {exc}") from exc
 
     async def close(self) -> None:
         """Graceful stop: gateway first, then in-flight replies, then HTTP, then storage.

@@ -24,7 +24,7 @@ from bot.storage.library import Library, SavedPaper, TopEntry
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchEngine
-    from bot.storage.sqlite import Storage
+    from bot.storage.store import Storage
 
 PAGE_SIZE = 5
 EXPORT_MAX_BYTES = 8 * 1024 * 1024  # under the smallest upload limit Discord has for bots

@@ -31,7 +31,7 @@ from bot.storage.follows import Follow, Follows
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
     from bot.search.engine import SearchEngine
-    from bot.storage.sqlite import Storage
+    from bot.storage.store import Storage
 
 log = logging.getLogger(__name__)
 CANNOT_DM = 50007

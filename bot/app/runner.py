@@ -13,6 +13,7 @@ import logging
 import os
 import signal
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -22,9 +23,12 @@ import yarl
 
 from bot.config import ConfigError, Settings
 from bot.search.corpus import CorpusError
+from bot.storage.schema import StorageError
+from bot.storage.urls import parse_database_url
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
+    from bot.storage.store import Storage
 
 log = logging.getLogger(__name__)
 # Exit codes of `python -m bot` (README "Exit codes"): a supervisor can tell a bad token from a
@@ -36,7 +40,9 @@ EXIT_TOKEN = 3  # Discord rejected DISCORD_TOKEN
 EXIT_INTENTS = 4  # Discord refused a privileged intent
 EXIT_UNREACHABLE = 5  # Discord could not be reached (refused, timed out, TLS)
 EXIT_DNS = 6  # Discord's host name could not be resolved
+EXIT_STORAGE = 7  # the database is damaged, unreachable, or would not survive a restart
 FORCE_SYNC_ENV = "PAPERBOT_FORCE_SYNC"
+ALLOW_EPHEMERAL_ENV = "PAPERBOT_ALLOW_EPHEMERAL_SQLITE"
 # Testing hook: point discord.py at a loopback Discord stand-in (see apply_test_endpoints).
 API_BASE_ENV = "PAPERBOT_API_BASE"  # e.g. http://127.0.0.1:8123/api/v10
 GATEWAY_ENV = "PAPERBOT_GATEWAY_URL"  # e.g. ws://127.0.0.1:8123/gateway-ws
@@ -137,13 +143,65 @@ async def serve(
     corpus_files: Sequence[Path] | None = None,
 ) -> None:
     from bot.app.client import PaperBot
+    from bot.storage.store import Storage
 
-    bot = PaperBot(settings, force_sync=force_sync)
-    bot.reloader.corpus_files = tuple(corpus_files or ())  # --corpus wins on reload too
-    install_signal_handlers(bot)
-    async with bot:
-        if await bot.load_engine():
-            await bot.start(token)
+    # The database first: a damaged file or an unreachable server stops the start here,
+    # before anything reaches Discord (see PaperBot._open_storage for why never without it).
+    try:
+        storage = await Storage.open(settings.storage.database)
+    except OSError as exc:  # e.g. a folder the bot may not write: not a network error
+        raise StorageError(f"cannot open the database: {exc}") from exc
+    try:
+        bot = PaperBot(settings, force_sync=force_sync, storage=storage)
+        bot.reloader.corpus_files = tuple(corpus_files or ())  # --corpus wins on reload too
+        install_signal_handlers(bot)
+        backups = asyncio.ensure_future(rolling_backup(storage, settings))
+        try:
+            async with bot:
+                if await bot.load_engine():
+                    await bot.start(token)
+        finally:
+            backups.cancel()
+            await asyncio.gather(backups, return_exceptions=True)
+    finally:
+        await storage.close()
+
+
+async def rolling_backup(storage: Storage, settings: Settings) -> None:
+    """SQLite only: a backup through SQLite's backup API whenever the newest is `backup_hours`
+    old, keeping `backup_keep`, so a damaged file loses at most that much (issue 12.4)."""
+    from bot.storage import admin
+
+    if storage.dialect != "sqlite" or storage.display == ":memory:":
+        return
+    conf = settings.storage
+    while True:
+        now = datetime.now(UTC)
+        if admin.backup_due(conf, now):
+            try:
+                await admin.backup(storage, conf.backup_dir, conf.backup_keep, now)
+            except (OSError, StorageError) as exc:
+                log.error("database backup to %s failed: %s", conf.backup_dir, exc)
+        await asyncio.sleep(min(conf.backup_hours * 3600, 3600.0))
+
+
+def ephemeral_disk_problem(settings: Settings, env: dict[str, str] | None = None) -> str | None:
+    """Why this host would lose the SQLite file at each restart, or None.
+
+    A Heroku-style dyno (`DYNO` set) has an ephemeral disk: SQLite there forgets every schedule
+    daily. PAPERBOT_ALLOW_EPHEMERAL_SQLITE=1 overrides (a quick trial).
+    """
+    env = dict(os.environ if env is None else env)
+    if not env.get("DYNO") or _truthy(env.get(ALLOW_EPHEMERAL_ENV)):
+        return None
+    if parse_database_url(settings.storage.database).dialect != "sqlite":
+        return None
+    return (
+        f"this host's disk is ephemeral (DYNO={env['DYNO']}): a SQLite database would lose "
+        "every schedule at each restart. Attach PostgreSQL and set DATABASE_URL "
+        f"(e.g. heroku addons:create heroku-postgresql), or set {ALLOW_EPHEMERAL_ENV}=1 to "
+        "run anyway."
+    )
 
 
 def run_bot(
@@ -155,11 +213,18 @@ def run_bot(
     except ConfigError as exc:
         err.write(f"error: {exc}\n")
         return EXIT_CONFIG
+    problem = ephemeral_disk_problem(settings)
+    if problem:
+        err.write(f"error: {problem}\n")
+        return EXIT_STORAGE
     try:
         asyncio.run(serve(settings, token, force_sync=force, corpus_files=corpus_files))
     except CorpusError as exc:
         err.write(f"error: {exc}\n")
         return EXIT_CORPUS
+    except StorageError as exc:
+        err.write(f"error: {exc}\n")
+        return EXIT_STORAGE
     except discord.LoginFailure:
         err.write(
             "error: Discord rejected DISCORD_TOKEN. Reset the token in the developer "

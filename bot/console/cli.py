@@ -20,6 +20,7 @@ from bot.config import (
     load_settings,
     settings_for,
 )
+from bot.console import db
 from bot.logs import setup_logging
 from bot.search.corpus import CorpusError, LoadReport, load_file
 from bot.search.models import Filters, Paper, SearchError, SearchResult
@@ -127,6 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="analyzer variant (default: stopwords + stems, as the bot runs)",
     )
     ev.add_argument("--json", action="store_true", help="print JSON")
+    db.add_parser(sub)
     return parser
 
 
@@ -268,6 +270,8 @@ def main(
         settings = load_settings(args.config)
         if args.command == "eval":
             return run_eval(args, settings, out)
+        if args.command == "db":
+            return db.run(args, settings, out, err)
         if args.corpus:
             settings = settings.with_corpus(args.corpus)
         return run(args, settings, out)

@@ -21,7 +21,7 @@ from bot.app.saving import NOTICE_PAGE
 from bot.config import ConfigError, LibrarySettings
 from bot.storage.follows import Follows
 from bot.storage.library import Library
-from bot.storage.sqlite import Storage
+from bot.storage.store import Storage
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchEngine

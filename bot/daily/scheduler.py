@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import random
+import socket
+import uuid
 from collections.abc import Callable, Collection
 from datetime import UTC, date, datetime, timedelta
 from typing import Protocol
@@ -37,7 +40,7 @@ from bot.daily.rules import (
     pick_marker,
 )
 from bot.storage.records import DailyStatus, Pick, PostOutcome, Schedule
-from bot.storage.sqlite import Storage
+from bot.storage.store import Storage
 
 __all__ = [
     "Clock",
@@ -91,6 +94,7 @@ class DailyScheduler:
         settings: DailySettings | None = None,
         clock: Clock | None = None,
         rng: random.Random | None = None,
+        owns: Callable[[int], bool] | None = None,
     ) -> None:
         self.storage = storage
         self.poster = poster
@@ -107,6 +111,11 @@ class DailyScheduler:
         self._run_lock = asyncio.Lock()
         self._pick_lock = asyncio.Lock()
         self._hold: dict[int, datetime] = {}
+        # Which servers this process posts for (its shards); the rest belong to other processes.
+        self.owns: Callable[[int], bool] = owns or (lambda _guild_id: True)
+        # This process's name on the claims it writes: unique per run, so a restarted process
+        # waits for its predecessor's lease like any other (it may still be alive).
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -335,6 +344,8 @@ class DailyScheduler:
         due = due_instant(day, parse_time(schedule.time), tz)
         if pick is not None and pick.state == "pending" and pick.next_attempt_at is not None:
             due = max(due, pick.next_attempt_at)
+        if pick is not None and pick.claim_until and pick.claimed_by_other(self.owner, now):
+            due = max(due, pick.claim_until)
         hold = self._hold.get(schedule.guild_id)
         return day, max(due, hold) if hold else due
 
@@ -345,6 +356,7 @@ class DailyScheduler:
         times = [
             self._plan(s, now, recent.get(s.guild_id, {}))[1]
             for s in await self.storage.active_schedules()
+            if self.owns(s.guild_id)
         ]
         return min(times, default=None)
 
@@ -358,6 +370,8 @@ class DailyScheduler:
             for pick in await self.storage.attempted_unfinished():
                 unfinished.setdefault(pick.guild_id, []).append(pick)
             for schedule in await self.storage.active_schedules():
+                if not self.owns(schedule.guild_id):
+                    continue
                 hold = self._hold.get(schedule.guild_id)
                 if hold is not None and now < hold:
                     continue
@@ -406,6 +420,8 @@ class DailyScheduler:
         """Resolve attempts of earlier days; never re-send them (no post per missed day)."""
         outcomes = []
         for pick in stale:
+            if pick.claimed_by_other(self.owner, now):
+                continue  # another process is sending it right now: its outcome will be recorded
             day = date.fromisoformat(pick.local_date)
             try:
                 found = await self.poster.find_existing(
@@ -436,6 +452,9 @@ class DailyScheduler:
         self, schedule: Schedule, pick: Pick, day: date, tz: ZoneInfo, now: datetime
     ) -> PostOutcome:
         guild_id = schedule.guild_id
+        if pick.claimed_by_other(self.owner, now):
+            log.info("guild %d: %s is being posted by %s", guild_id, day, pick.claim_owner)
+            return PostOutcome(guild_id, day, "claimed", pick.paper_id, pick.claim_owner)
         if pick.attempts > 0:
             # An earlier attempt may have reached Discord (crash, timeout): look before resending.
             channel = pick.channel_id or schedule.channel_id
@@ -452,7 +471,19 @@ class DailyScheduler:
         deadline = self._deadline(pick, day, tz, now)
         if now >= deadline:
             return await self._give_up(pick, day, now)
-        pick = await self.storage.mark_sending(guild_id, pick.local_date, schedule.channel_id, now)
+        claimed = await self.storage.mark_sending(
+            guild_id,
+            pick.local_date,
+            schedule.channel_id,
+            now,
+            owner=self.owner,
+            lease_until=now + timedelta(seconds=self.settings.claim_seconds),
+            attempts=pick.attempts,
+        )
+        if claimed is None:
+            log.info("guild %d: another process claimed the post for %s first", guild_id, day)
+            return PostOutcome(guild_id, day, "claimed", pick.paper_id)
+        pick = claimed
         try:
             message_id = await self.poster.post(
                 guild_id, schedule.channel_id, pick.paper_id, day, pick.marker

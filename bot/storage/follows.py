@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from bot.storage.library import ts
 
 if TYPE_CHECKING:
-    from bot.storage.sqlite import Storage
+    from bot.storage.store import Storage
 
 MIGRATION: tuple[str, ...] = (
     """CREATE TABLE follows (

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from bot.storage.sqlite import Storage
+    from bot.storage.store import Storage
 
 MIGRATION: tuple[str, ...] = (
     """CREATE TABLE saved (

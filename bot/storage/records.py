@@ -1,8 +1,7 @@
 """Plain records of the daily feature: a server's schedule, its pool state, and one day's pick.
 
-They live apart from `bot.storage.sqlite` (which builds them from rows) so the scheduler, the cog
-and
-the status renderer can use them without importing the database layer.
+They live apart from `bot.storage.store` (which builds them from rows) so the scheduler, the cog
+and the status renderer can use them without importing the database layer.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ PickState = Literal["pending", "sending", "sent", "failed"]
 # What /daily status says of a server: no schedule, turned off, stopped by a failure, running.
 DailyState = Literal["unset", "off", "stopped", "on"]
 # What one scheduler step did for one server (see `PostOutcome`).
-PostResult = Literal["sent", "found", "retry", "failed", "stopped", "resolved"]
+PostResult = Literal["sent", "found", "retry", "failed", "stopped", "resolved", "claimed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +70,13 @@ class Pick:
     created_at: datetime
     updated_at: datetime
     sent_at: datetime | None
+    # Who is sending this pick and until when their claim holds (see Storage.mark_sending).
+    claim_owner: str | None = None
+    claim_until: datetime | None = None
+
+    def claimed_by_other(self, owner: str, now: datetime) -> bool:
+        """True while another process holds an unexpired claim: it may be sending right now."""
+        return self.claim_until is not None and self.claim_until > now and self.claim_owner != owner
 
     @property
     def jump_url(self) -> str | None:

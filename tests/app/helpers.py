@@ -16,7 +16,7 @@ from bot.app.client import PaperBot
 from bot.config import DiscordSettings, Secrets, Settings
 from bot.search.engine import SearchEngine
 from bot.search.links import clean_url
-from bot.storage.sqlite import Storage
+from bot.storage.store import Storage
 from tests.fakediscord import FakeDiscord, InteractionHandle, iter_components
 
 TOKEN = "fake-token.Sup3rSecretValue.DoNotLog"

@@ -12,7 +12,7 @@ from bot.app import check, commandcheck, limits
 from bot.app.client import PaperBot, cog_modules
 from bot.config import Settings
 from bot.search.engine import SearchEngine
-from bot.storage.sqlite import Storage
+from bot.storage.store import Storage
 
 
 async def real_payload(engine: SearchEngine) -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ from bot.app.client import PaperBot
 from bot.app.runner import apply_test_endpoints
 from bot.config import PROJECT_ROOT
 from bot.search.engine import SearchEngine
-from bot.storage.sqlite import Storage
+from bot.storage.store import Storage
 from tests import token_guard
 from tests.app.helpers import TOKEN, answered, make_bot, make_settings
 from tests.fakediscord import BotConnection, FakeDiscord

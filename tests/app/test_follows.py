@@ -16,7 +16,7 @@ from bot.config import LibrarySettings, SearchSettings
 from bot.search.engine import SearchEngine
 from bot.search.models import Link, Paper
 from bot.storage.follows import Follows
-from bot.storage.sqlite import Storage
+from bot.storage.store import Storage
 from tests.app.daily.support import until
 from tests.app.helpers import TOKEN, answered, make_bot, make_settings
 from tests.fakediscord import BotConnection, FakeDiscord

@@ -23,7 +23,7 @@ from bot.app.components import VENUE_MAX
 from bot.app.respond import GENERIC_ERROR
 from bot.search.corpus import MAX_LINE_BYTES, load_file
 from bot.search.engine import SearchEngine
-from bot.storage.sqlite import Storage
+from bot.storage.store import Storage
 from tests.app.helpers import TOKEN, answered, make_bot, make_settings
 from tests.fakediscord import BotConnection, FakeDiscord
 

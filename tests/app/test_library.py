@@ -17,7 +17,7 @@ from bot.app.client import PaperBot
 from bot.config import LibrarySettings, SearchSettings
 from bot.search.engine import SearchEngine
 from bot.search.models import Link, Paper
-from bot.storage.sqlite import Storage
+from bot.storage.store import Storage
 from tests.app.daily.support import DUE, DailyEnv
 from tests.app.helpers import TOKEN, answered, make_bot, make_settings
 from tests.fakediscord import BotConnection, FakeDiscord

@@ -27,7 +27,7 @@ from bot.config import Settings, load_settings
 from bot.console.repl import Console
 from bot.daily.scheduler import DailyScheduler
 from bot.search.engine import SearchEngine
-from bot.storage.sqlite import Storage
+from bot.storage.store import Storage
 from tests.app.helpers import TOKEN, answered, make_bot
 from tests.fakediscord import BotConnection, FakeDiscord
 

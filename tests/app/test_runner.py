@@ -11,7 +11,7 @@ import pytest_asyncio
 from bot.app.client import PaperBot, cog_modules
 from bot.config import StorageSettings
 from bot.search.engine import SearchEngine
-from bot.storage.sqlite import Storage
+from bot.storage.store import Storage
 from tests.app.helpers import TOKEN, answered, make_settings
 from tests.fakediscord import BotConnection, FakeDiscord
 

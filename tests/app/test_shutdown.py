@@ -26,7 +26,7 @@ import pytest_asyncio
 from bot.app.client import INTERACTION_TASKS
 from bot.config import PROJECT_ROOT
 from bot.search.engine import SearchEngine
-from bot.storage.sqlite import Storage
+from bot.storage.store import Storage
 from tests.app.helpers import TOKEN, answered, make_bot, make_settings
 from tests.fakediscord import FakeDiscord
 

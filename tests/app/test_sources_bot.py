@@ -19,7 +19,7 @@ import pytest
 from bot.config import load_settings
 from bot.search.engine import SearchEngine
 from bot.search.recent import stamp
-from bot.storage.sqlite import Storage
+from bot.storage.store import Storage
 from tests.app.daily.support import DUE, START, DailyEnv, SteppedClock, until
 from tests.app.helpers import TOKEN, answered, make_bot
 from tests.fakediscord import FakeDiscord

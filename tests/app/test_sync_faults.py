@@ -24,7 +24,7 @@ from bot.app import runner
 from bot.app import sync as sync_module
 from bot.config import Secrets
 from bot.search.engine import SearchEngine
-from bot.storage.sqlite import Storage
+from bot.storage.store import Storage
 from tests.app.helpers import TOKEN, answered, make_bot, make_settings
 from tests.fakediscord import BotConnection, FakeDiscord
 

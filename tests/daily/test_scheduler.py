@@ -10,7 +10,7 @@ import pytest
 from bot.config import DailySettings
 from bot.daily.rules import DailyError, due_instant
 from bot.daily.scheduler import DailyScheduler, PermanentPostError, TransientPostError
-from bot.storage.sqlite import Storage
+from bot.storage.store import Storage
 
 START = datetime(2025, 3, 1, 0, 0, tzinfo=UTC)
 CORPUS = [f"p{i:03d}" for i in range(40)]
@@ -172,9 +172,10 @@ class Harness:
 
 
 @pytest.fixture
-async def h(tmp_path):
+async def h(database_url):
+    """The scheduler over a fresh database: every test here runs on SQLite and PostgreSQL."""
     clock = FakeClock(START)
-    harness = Harness(tmp_path / "bot.sqlite3", clock, FakePoster(clock), Corpus())
+    harness = Harness(database_url, clock, FakePoster(clock), Corpus())
     await harness.open()
     yield harness
     await harness.sched.stop()
@@ -498,8 +499,8 @@ async def test_sixty_days_with_random_restarts(h, seed, grows):
         assert every & set(h.corpus.added)
 
 
-async def test_system_clock_loop_starts_and_stops(tmp_path):
-    store = await Storage.open(str(tmp_path / "s.sqlite3"))
+async def test_system_clock_loop_starts_and_stops(database_url):
+    store = await Storage.open(database_url)
     sched = DailyScheduler(store, FakePoster(FakeClock(START)), Corpus())
     sched.start()
     sched.start()  # idempotent
@@ -530,3 +531,83 @@ async def test_new_pool_prefers_papers_added_since_the_last_post(h):
     # Switching back to every paper applies at once.
     await h.sched.set_schedule(1, 10, "09:00", "UTC", pool="all")
     assert await h.sched.pool_mode(1) == "all"
+
+
+@dataclass
+class GatedPoster(FakePoster):
+    """A poster whose send waits on `gate`: the process is stuck on a long 429 Retry-After."""
+
+    gate: asyncio.Event = field(default_factory=asyncio.Event)
+    entered: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def post(self, *args):
+        self.entered.set()
+        await self.gate.wait()
+        return await super().post(*args)
+
+
+async def test_a_second_process_on_the_same_database_never_posts_again(database_url):
+    """Issue 12.3: process B starts on A's database while A waits on a 429: one post, not two."""
+    clock = FakeClock(START)
+    stuck = GatedPoster(clock)
+    a = Harness(database_url, clock, stuck, Corpus())
+    b = Harness(database_url, clock, FakePoster(clock, messages=stuck.messages), Corpus())
+    await a.open()
+    await b.open()
+    try:
+        await a.sched.set_schedule(1, 10, "09:00", "UTC")
+        clock.set(datetime(2025, 3, 1, 9, 0, tzinfo=UTC))
+        first = asyncio.ensure_future(a.sched.run_due())
+        await asyncio.wait_for(stuck.entered.wait(), 5)
+        clock.set(datetime(2025, 3, 1, 9, 1, tzinfo=UTC))
+        assert await b.sched.run_due() == []  # A's claim holds: B does not even look
+        # B plans to look again when A's claim runs out, not before.
+        assert await b.sched.next_wakeup() == datetime(2025, 3, 1, 9, 5, tzinfo=UTC)
+        stuck.gate.set()
+        assert [o.result for o in await first] == ["sent"]
+        clock.set(datetime(2025, 3, 1, 9, 10, tzinfo=UTC))
+        assert await b.sched.run_due() == []
+        assert [m.guild_id for m in stuck.messages] == [1]
+    finally:
+        for harness in (a, b):
+            await harness.sched.stop()
+            await harness.storage.close()
+
+
+async def test_a_claim_left_by_a_dead_process_is_taken_over_after_its_lease(database_url):
+    """A dies after claiming (before or after Discord got the post): B looks, then posts once."""
+    clock = FakeClock(START)
+    a = Harness(database_url, clock, FakePoster(clock, script=["crash-after"]), Corpus())
+    await a.open()
+    await a.sched.set_schedule(1, 10, "09:00", "UTC")
+    clock.set(datetime(2025, 3, 1, 9, 0, tzinfo=UTC))
+    with pytest.raises(Crash):
+        await a.sched.run_due()
+    await a.storage.close()
+    b = Harness(database_url, clock, FakePoster(clock, messages=a.poster.messages), Corpus())
+    await b.open()
+    try:
+        clock.set(datetime(2025, 3, 1, 9, 2, tzinfo=UTC))
+        assert await b.sched.run_due() == []
+        clock.set(await b.sched.next_wakeup())
+        assert clock.now() == datetime(2025, 3, 1, 9, 5, tzinfo=UTC)
+        assert [o.result for o in await b.sched.run_due()] == ["found"]
+        assert len(a.poster.messages) == 1
+    finally:
+        await b.sched.stop()
+        await b.storage.close()
+
+
+async def test_a_process_posts_only_for_the_servers_it_owns(database_url):
+    clock = FakeClock(START)
+    h = Harness(database_url, clock, FakePoster(clock), Corpus())
+    await h.open()
+    try:
+        h.sched.owns = lambda guild_id: guild_id % 2 == 0
+        for guild in (1, 2, 3, 4):
+            await h.sched.set_schedule(guild, guild * 10, "09:00", "UTC")
+        await h.run_until(datetime(2025, 3, 1, 10, 0, tzinfo=UTC))
+        assert sorted(m.guild_id for m in h.poster.messages) == [2, 4]
+    finally:
+        await h.sched.stop()
+        await h.storage.close()

@@ -10,7 +10,7 @@ import pytest_asyncio
 
 from bot.storage.follows import Follows
 from bot.storage.library import Library
-from bot.storage.sqlite import Storage
+from bot.storage.store import Storage
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 

@@ -6,7 +6,7 @@ import re
 from typing import get_args
 
 from bot.storage.records import PickState
-from bot.storage.sqlite import MIGRATIONS
+from bot.storage.schema import MIGRATIONS
 
 
 def test_pick_states_are_the_ones_the_picks_table_allows() -> None:

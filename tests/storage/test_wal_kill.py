@@ -1,6 +1,6 @@
 """The SQLite file survives `kill -9` in the middle of writes (WAL), with every commit kept.
 
-A real child process writes through `bot.storage.sqlite.Storage` in a tight loop and prints each
+A real child process writes through `bot.storage.store.Storage` in a tight loop and prints each
 counter after its commit returned; the test SIGKILLs it mid-stream, then reopens the file:
 `PRAGMA integrity_check` must say ok and every acknowledged commit must be there.
 """
@@ -22,7 +22,7 @@ from bot.config import PROJECT_ROOT
 WRITER = """
 import asyncio, sys
 from datetime import UTC, datetime
-from bot.storage.sqlite import Storage
+from bot.storage.store import Storage
 
 async def main(path):
     store = await Storage.open(path)

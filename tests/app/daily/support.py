@@ -2,7 +2,7 @@
 
 `SteppedClock` is the injected clock: time moves only when a test says so, and the scheduler's
 sleep ends exactly then, so a day of schedule runs in milliseconds. `DailyEnv` runs the real
-PaperBot (all cogs) against the loopback Discord on a SQLite file, and can restart it.
+PaperBot (all cogs) against the loopback Discord on a database (both backends), and can restart it.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest_asyncio
@@ -19,7 +18,7 @@ import pytest_asyncio
 from bot.app.client import PaperBot
 from bot.config import DailySettings
 from bot.search.engine import SearchEngine
-from bot.storage.sqlite import Storage
+from bot.storage.store import Storage
 from tests.app.helpers import TOKEN, answered, make_bot, make_settings
 from tests.fakediscord import BotConnection, FakeChannel, FakeDiscord, FakeGuild, Reply
 
@@ -81,7 +80,7 @@ class DailyEnv:
     fake: FakeDiscord
     engine: SearchEngine
     clock: SteppedClock
-    path: Path
+    url: str
     connect: Callable[..., Awaitable[BotConnection]]
     storage: Storage | None = None
     connection: BotConnection | None = None
@@ -96,7 +95,7 @@ class DailyEnv:
         return self.fake.guild.channel("papers")
 
     async def start(self, **discord_options: Any) -> PaperBot:
-        self.storage = await Storage.open(str(self.path))
+        self.storage = await Storage.open(self.url)
         settings = replace(make_settings(self.fake, **discord_options), daily=DAILY)
         bot = make_bot(settings, self.engine, self.storage)
         bot.clock = self.clock
@@ -113,7 +112,7 @@ class DailyEnv:
             self.storage = None
 
     async def restart(self) -> PaperBot:
-        """A new process: new PaperBot, the same SQLite file, the same (fake) time."""
+        """A new process: new PaperBot, the same database, the same (fake) time."""
         await self.stop()
         return await self.start()
 
@@ -171,10 +170,9 @@ async def daily_env(
     fake_discord: FakeDiscord,
     connect_bot: Callable[..., Any],
     icml_engine: SearchEngine,
-    tmp_path: Path,
+    database_url: str,
 ) -> AsyncIterator[DailyEnv]:
-    env = DailyEnv(
-        fake_discord, icml_engine, SteppedClock(START), tmp_path / "bot.sqlite3", connect_bot
-    )
+    """The bot on a fresh database: every loopback daily test runs on SQLite and PostgreSQL."""
+    env = DailyEnv(fake_discord, icml_engine, SteppedClock(START), database_url, connect_bot)
     yield env
     await env.stop()

@@ -38,7 +38,7 @@ from bot.search.recent import ids_added_after
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
-    from bot.storage.sqlite import Storage
+    from bot.storage.store import Storage
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,464 @@
+"""The only code that queries the database: schedules, pick history, pool state and metadata.
+
+`Storage` is backend-neutral: every method is a small async call running one transaction
+function on the backend chosen by the URL (`bot.storage.sqlite` embedded by default,
+`bot.storage.postgres` when DATABASE_URL names a server). The SQL is written once, in the
+dialect both engines share, so switching is configuration.
+
+Exactly once across processes: before a post is sent its pick is *claimed* (`claim_pick`): a
+conditional update that only one transaction can win, recording the claimant and a lease. A
+second process (misconfigured shards, an overlapping deploy, a restart while the first still
+runs) sees the claim and waits for the lease instead of sending again.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any, Protocol, TypeVar
+
+from bot.storage.records import Pick, PoolState, Schedule
+from bot.storage.schema import Conn, StorageError, current_version
+from bot.storage.urls import parse_database_url
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+__all__ = ["Pick", "PoolState", "Schedule", "Storage", "StorageError"]
+
+
+class Backend(Protocol):
+    @property
+    def dialect(self) -> str: ...
+
+    @property
+    def display(self) -> str: ...
+
+    async def run(self, fn: Callable[[Any], T], write: bool, durable: bool) -> T: ...
+
+    async def close(self) -> None: ...
+
+
+def _ts(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        raise ValueError("timestamps must be timezone-aware")
+    return value.astimezone(UTC).isoformat()
+
+
+def _dt(value: str | None) -> datetime | None:
+    return None if value is None else datetime.fromisoformat(value)
+
+
+def _schedule(row: Any) -> Schedule:
+    return Schedule(
+        guild_id=row["guild_id"],
+        channel_id=row["channel_id"],
+        time=row["post_time"],
+        timezone=row["timezone"],
+        topic=row["topic"],
+        enabled=bool(row["enabled"]),
+        stopped_reason=row["stopped_reason"],
+        start_date=row["start_date"],
+        updated_at=datetime.fromisoformat(row["updated_at"]),
+    )
+
+
+def _pick(row: Any) -> Pick:
+    return Pick(
+        guild_id=row["guild_id"],
+        local_date=row["local_date"],
+        paper_id=row["paper_id"],
+        epoch=row["epoch"],
+        marker=row["marker"],
+        state=row["state"],
+        channel_id=row["channel_id"],
+        message_id=row["message_id"],
+        attempts=row["attempts"],
+        error=row["error"],
+        next_attempt_at=_dt(row["next_attempt_at"]),
+        first_attempt_at=_dt(row["first_attempt_at"]),
+        created_at=datetime.fromisoformat(row["created_at"]),
+        updated_at=datetime.fromisoformat(row["updated_at"]),
+        sent_at=_dt(row["sent_at"]),
+        claim_owner=row["claim_owner"],
+        claim_until=_dt(row["claim_until"]),
+    )
+
+
+class Storage:
+    """Async facade over one backend (a SQLite file or a PostgreSQL pool)."""
+
+    def __init__(self, backend: Backend) -> None:
+        self._backend = backend
+        self._closed = False
+
+    @property
+    def dialect(self) -> str:
+        return self._backend.dialect
+
+    @property
+    def display(self) -> str:
+        """Where the data lives, without a password."""
+        return self._backend.display
+
+    @property
+    def backend(self) -> Backend:
+        return self._backend
+
+    @classmethod
+    async def open(cls, url: str, *, migrate: bool = True) -> Storage:
+        """Open (creating and migrating unless `migrate` is false) the database at `url`."""
+        parsed = parse_database_url(url)
+        backend: Backend
+        if parsed.dialect == "postgresql":
+            from bot.storage.postgres import PostgresBackend
+
+            backend = await PostgresBackend.open(
+                parsed.target, parsed.display, migrate_schema=migrate
+            )
+        else:
+            from bot.storage.sqlite import SqliteBackend
+
+            backend = await SqliteBackend.open(parsed.target, migrate_schema=migrate)
+        return cls(backend)
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        await self._backend.close()
+
+    async def _run(self, fn: Callable[[Conn], T], write: bool = True, durable: bool = False) -> T:
+        """Run `fn` in one write transaction, or as a plain read; `durable`: fsync on SQLite."""
+        if self._closed:
+            raise StorageError("storage is closed")
+        return await self._backend.run(fn, write, durable)
+
+    async def run(self, fn: Callable[[Conn], T], write: bool = True) -> T:
+        """One transaction (or plain read) for the feature stores in this package
+        (`bot.storage.library`, `bot.storage.follows`), which keep their SQL beside their
+        records."""
+        return await self._run(fn, write=write)
+
+    async def _one(
+        self,
+        sql: str,
+        args: tuple[Any, ...],
+        make: Callable[[Any], T],
+    ) -> T | None:
+        def q(c: Conn) -> T | None:
+            row = c.execute(sql, args).fetchone()
+            return None if row is None else make(row)
+
+        return await self._run(q, write=False)
+
+    async def _all(self, sql: str, args: tuple[Any, ...], make: Callable[[Any], T]) -> list[T]:
+        return await self._run(lambda c: [make(r) for r in c.execute(sql, args)], write=False)
+
+    # -- metadata -------------------------------------------------------------------------
+
+    async def schema_version(self) -> int:
+        return await self._run(current_version)
+
+    async def journal_mode(self) -> str:
+        if self.dialect != "sqlite":
+            return "postgresql"
+        return str(await self._one("PRAGMA journal_mode", (), lambda r: r[0]))
+
+    async def get_meta(self, key: str) -> str | None:
+        return await self._one("SELECT value FROM meta WHERE key = ?", (key,), lambda r: r[0])
+
+    async def set_meta(self, key: str, value: str) -> None:
+        await self._run(
+            lambda c: c.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+        )
+
+    # -- schedules ------------------------------------------------------------------------
+
+    async def get_schedule(self, guild_id: int) -> Schedule | None:
+        return await self._one("SELECT * FROM schedules WHERE guild_id = ?", (guild_id,), _schedule)
+
+    async def active_schedules(self) -> list[Schedule]:
+        """Schedules that should post: enabled and not stopped by a permanent error."""
+        return await self._all(
+            "SELECT * FROM schedules WHERE enabled = 1 AND stopped_reason "
+            "IS NULL ORDER BY guild_id",
+            (),
+            _schedule,
+        )
+
+    async def save_schedule(
+        self,
+        guild_id: int,
+        channel_id: int,
+        time: str,
+        timezone: str,
+        topic: str | None,
+        start_date: str,
+        now: datetime,
+        drop_pending_from: str | None = None,
+    ) -> Schedule:
+        """Enable (or replace) a schedule, clearing any stop reason.
+
+        `drop_pending_from`: forget picks from that local date on that were never attempted,
+        so a new topic applies to today's not-yet-posted pick.
+        """
+
+        def q(c: Conn) -> Schedule:
+            c.execute(
+                "INSERT INTO schedules (guild_id, channel_id, post_time, timezone, topic, enabled,"
+                " stopped_reason, start_date, updated_at) VALUES (?, ?, ?, ?, ?, 1, NULL, ?, ?) "
+                "ON CONFLICT (guild_id) DO UPDATE SET channel_id = excluded.channel_id, "
+                "post_time = excluded.post_time, timezone = excluded.timezone, "
+                "topic = excluded.topic, enabled = 1, stopped_reason = NULL, "
+                "start_date = excluded.start_date, updated_at = excluded.updated_at",
+                (guild_id, channel_id, time, timezone, topic, start_date, _ts(now)),
+            )
+            if drop_pending_from is not None:
+                c.execute(
+                    "DELETE FROM picks WHERE guild_id = ? AND local_date >= ? "
+                    "AND state = 'pending' AND attempts = 0",
+                    (guild_id, drop_pending_from),
+                )
+            return _schedule(
+                c.execute("SELECT * FROM schedules WHERE guild_id = ?", (guild_id,)).fetchone()
+            )
+
+        return await self._run(q)
+
+    async def disable_schedule(self, guild_id: int, now: datetime) -> bool:
+        """Turn a schedule off; history and pool state are kept. False if there was none."""
+        return await self._run(
+            lambda c: (
+                c.execute(
+                    "UPDATE schedules SET enabled = 0, updated_at = ? "
+                    "WHERE guild_id = ? AND enabled = 1",
+                    (_ts(now), guild_id),
+                ).rowcount
+                > 0
+            )
+        )
+
+    async def stop_schedule(self, guild_id: int, reason: str, now: datetime) -> None:
+        """Stop a server's schedule for a reason shown in /daily status (cleared by /daily set)."""
+        await self._run(lambda c: _stop(c, guild_id, reason, now))
+
+    # -- pool state -----------------------------------------------------------------------
+
+    async def pool(self, guild_id: int, new_seed: int) -> PoolState:
+        """The server's pool state, created with `new_seed` the first time it is asked for."""
+
+        def q(c: Conn) -> PoolState:
+            c.execute(
+                "INSERT INTO pools (guild_id, seed, epoch) VALUES (?, ?, 0) "
+                "ON CONFLICT (guild_id) DO NOTHING",
+                (guild_id, new_seed),
+            )
+            row = c.execute("SELECT * FROM pools WHERE guild_id = ?", (guild_id,)).fetchone()
+            drawn = frozenset(
+                r[0]
+                for r in c.execute(
+                    "SELECT paper_id FROM picks WHERE guild_id = ? AND epoch = ?",
+                    (guild_id, row["epoch"]),
+                )
+            )
+            last = c.execute(
+                "SELECT paper_id FROM picks WHERE guild_id = ? ORDER BY local_date DESC LIMIT 1",
+                (guild_id,),
+            ).fetchone()
+            return PoolState(
+                row["guild_id"], row["seed"], row["epoch"], drawn, None if last is None else last[0]
+            )
+
+        return await self._run(q)
+
+    # -- picks ----------------------------------------------------------------------------
+
+    async def get_pick(self, guild_id: int, local_date: str) -> Pick | None:
+        return await self._one(_PICK, (guild_id, local_date), _pick)
+
+    async def create_pick(
+        self, guild_id: int, local_date: str, paper_id: str, epoch: int, marker: str, now: datetime
+    ) -> Pick:
+        """Record the pick for (guild, date) unless one exists; either way return the stored one.
+
+        Advancing the pool's epoch happens in the same transaction, so a reshuffle is never
+        half-recorded.
+        """
+
+        def q(c: Conn) -> Pick:
+            cur = c.execute(
+                "INSERT INTO picks (guild_id, local_date, paper_id, epoch, marker, "
+                "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (guild_id, local_date) DO NOTHING",
+                (guild_id, local_date, paper_id, epoch, marker, _ts(now), _ts(now)),
+            )
+            if cur.rowcount:
+                c.execute(
+                    "UPDATE pools SET epoch = ? WHERE guild_id = ? AND epoch < ?",
+                    (epoch, guild_id, epoch),
+                )
+            return _pick(c.execute(_PICK, (guild_id, local_date)).fetchone())
+
+        return await self._run(q)
+
+    async def _update_pick(
+        self,
+        guild_id: int,
+        local_date: str,
+        sql: str,
+        args: tuple[Any, ...],
+        durable: bool = False,
+        stop_reason: str | None = None,
+        now: datetime | None = None,
+    ) -> Pick:
+        def q(c: Conn) -> Pick:
+            c.execute(
+                f"UPDATE picks SET {sql} WHERE guild_id = ? AND local_date = ?",
+                (*args, guild_id, local_date),
+            )
+            row = c.execute(_PICK, (guild_id, local_date)).fetchone()
+            if row is None:
+                raise StorageError(f"no pick for guild {guild_id} on {local_date}")
+            if stop_reason is not None and now is not None:
+                _stop(c, guild_id, stop_reason, now)
+            return _pick(row)
+
+        return await self._run(q, durable=durable)
+
+    async def mark_sending(
+        self,
+        guild_id: int,
+        local_date: str,
+        channel_id: int,
+        now: datetime,
+        *,
+        owner: str | None = None,
+        lease_until: datetime | None = None,
+        attempts: int | None = None,
+    ) -> Pick | None:
+        """Claim the pick for sending; durable, written before the HTTP call.
+
+        Only one transaction can win: the update applies only while the pick is unsent, its
+        attempt count is still `attempts` (what the caller read), and no other `owner` holds an
+        unexpired lease. None means someone else claimed it: do not send. A crash after this
+        is checked on restart (once the lease has run out).
+        """
+        where = "state IN ('pending', 'sending') AND (claim_until IS NULL OR claim_until <= ?" + (
+            " OR claim_owner = ?)" if owner is not None else ")"
+        )
+        args: list[Any] = [_ts(now)] + ([owner] if owner is not None else [])
+        if attempts is not None:
+            where += " AND attempts = ?"
+            args.append(attempts)
+
+        def q(c: Conn) -> Pick | None:
+            cur = c.execute(
+                "UPDATE picks SET state = 'sending', channel_id = ?, attempts = attempts + 1, "
+                "next_attempt_at = NULL, first_attempt_at = COALESCE(first_attempt_at, ?), "
+                "updated_at = ?, claim_owner = ?, claim_until = ? "
+                f"WHERE guild_id = ? AND local_date = ? AND {where}",
+                (
+                    channel_id,
+                    _ts(now),
+                    _ts(now),
+                    owner,
+                    _ts(lease_until),
+                    guild_id,
+                    local_date,
+                    *args,
+                ),
+            )
+            if cur.rowcount != 1:
+                return None
+            return _pick(c.execute(_PICK, (guild_id, local_date)).fetchone())
+
+        return await self._run(q, durable=True)
+
+    async def mark_sent(
+        self,
+        guild_id: int,
+        local_date: str,
+        message_id: int,
+        now: datetime,
+        channel_id: int | None = None,
+    ) -> Pick:
+        return await self._update_pick(
+            guild_id,
+            local_date,
+            "state = 'sent', message_id = ?, channel_id = COALESCE(?, channel_id), error = NULL, "
+            "next_attempt_at = NULL, sent_at = ?, updated_at = ?, " + _UNCLAIM,
+            (message_id, channel_id, _ts(now), _ts(now)),
+        )
+
+    async def mark_retry(
+        self, guild_id: int, local_date: str, error: str, next_attempt_at: datetime, now: datetime
+    ) -> Pick:
+        """A transient failure: back to pending, not before `next_attempt_at`."""
+        return await self._update_pick(
+            guild_id,
+            local_date,
+            "state = 'pending', error = ?, next_attempt_at = ?, updated_at = ?, " + _UNCLAIM,
+            (error, _ts(next_attempt_at), _ts(now)),
+        )
+
+    async def mark_failed(
+        self, guild_id: int, local_date: str, error: str, now: datetime, stop_schedule: bool = False
+    ) -> Pick:
+        """Give up on this date; with `stop_schedule`, also stop the server (reason = error)."""
+        return await self._update_pick(
+            guild_id,
+            local_date,
+            "state = 'failed', error = ?, next_attempt_at = NULL, updated_at = ?, " + _UNCLAIM,
+            (error, _ts(now)),
+            stop_reason=error if stop_schedule else None,
+            now=now,
+        )
+
+    async def attempted_unfinished(self) -> list[Pick]:
+        """Attempted picks not yet confirmed (in flight, retrying, or cut short by a crash)."""
+        return await self._all(
+            "SELECT * FROM picks WHERE state = 'sending' OR (state = "
+            "'pending' AND attempts > 0) ORDER BY guild_id, local_date",
+            (),
+            _pick,
+        )
+
+    async def recent_picks(self, since: str) -> list[Pick]:
+        """Every server's picks from local date `since` on: one query plans all servers."""
+        return await self._all(
+            "SELECT * FROM picks WHERE local_date >= ? ORDER BY guild_id, local_date",
+            (since,),
+            _pick,
+        )
+
+    async def last_sent(self, guild_id: int) -> Pick | None:
+        return await self._one(
+            "SELECT * FROM picks WHERE guild_id = ? AND state = 'sent' "
+            "ORDER BY local_date DESC LIMIT 1",
+            (guild_id,),
+            _pick,
+        )
+
+    async def picks(self, guild_id: int) -> list[Pick]:
+        """The whole history of one server, oldest first (tests, diagnostics)."""
+        return await self._all(
+            "SELECT * FROM picks WHERE guild_id = ? ORDER BY local_date", (guild_id,), _pick
+        )
+
+
+_UNCLAIM = "claim_owner = NULL, claim_until = NULL"
+_PICK = "SELECT * FROM picks WHERE guild_id = ? AND local_date = ?"
+
+
+def _stop(c: Conn, guild_id: int, reason: str, now: datetime) -> None:
+    c.execute(
+        "UPDATE schedules SET stopped_reason = ?, updated_at = ? WHERE guild_id = ?",
+        (reason, _ts(now), guild_id),
+    )

@@ -1,0 +1,174 @@
+"""Backups, restores, checks and copies, on both backends; a damaged SQLite file is refused."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.config import StorageSettings
+from bot.storage import admin
+from bot.storage.follows import Follows
+from bot.storage.library import Library
+from bot.storage.schema import SCHEMA_VERSION, StorageError
+from bot.storage.sqlite import DatabaseDamaged
+from bot.storage.store import Storage
+
+NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
+
+
+ROWS = {
+    "meta": 1,
+    "schedules": 3,
+    "pools": 3,
+    "picks": 6,
+    "saved": 2,
+    "guild_prefs": 1,
+    "reactions": 1,
+    "follows": 1,
+    "deliveries": 1,
+    "corpus_papers": 2,
+}
+
+
+async def fill(url: str, guilds: int = 3) -> None:
+    """Schedules, pools, picks, libraries, follows and metadata: a deployment worth keeping."""
+    store = await Storage.open(url)
+    try:
+        await store.set_meta("commands_hash:1:global", "abc")
+        library, follows = Library(store), Follows(store)
+        user = (1 << 45) + 7
+        await library.save(user, "p1", NOW, guild_id=(1 << 40) + 1)
+        await library.save(user, "p2", NOW)
+        await library.set_default_venue((1 << 40) + 1, "ICML 2026", NOW)
+        await library.add_reaction((1 << 40) + 1, (1 << 50) + 1, "p1", user, "👍", NOW)
+        follow = await follows.add(user, "optimal transport", NOW)
+        await follows.record_corpus(["p1", "p2"], NOW)
+        await follows.claim(follow, ["p2"], NOW)
+        for g in range(1, guilds + 1):
+            guild = (1 << 40) + g  # ids past 32 bits, as Discord's are
+            await store.save_schedule(guild, guild + 1, "09:00", "UTC", "rl", "2025-03-01", NOW)
+            await store.pool(guild, new_seed=g)
+            await store.create_pick(guild, "2025-03-01", f"p{g}", 0, f"m{g}", NOW)
+            await store.mark_sending(guild, "2025-03-01", guild + 1, NOW)
+            await store.mark_sent(guild, "2025-03-01", (1 << 50) + g, NOW)
+            await store.create_pick(guild, "2025-03-02", f"q{g}", 0, f"n{g}", NOW)
+    finally:
+        await store.close()
+
+
+async def snapshot(url: str) -> dict:
+    store = await Storage.open(url)
+    try:
+        return {
+            "meta": await store.get_meta("commands_hash:1:global"),
+            "schedules": [await store.get_schedule((1 << 40) + g) for g in (1, 2, 3)],
+            "picks": [await store.picks((1 << 40) + g) for g in (1, 2, 3)],
+            "pools": [await store.pool((1 << 40) + g, new_seed=99) for g in (1, 2, 3)],
+            "saved": await Library(store).all((1 << 45) + 7),
+            "venue": await Library(store).default_venue((1 << 40) + 1),
+            "follows": await Follows(store).personal((1 << 45) + 7),
+            "delivered": await Follows(store).delivered(f"dm:{(1 << 45) + 7}"),
+        }
+    finally:
+        await store.close()
+
+
+def truncate(path: Path, keep: float = 0.4) -> None:
+    size = path.stat().st_size
+    with path.open("r+b") as f:
+        f.truncate(int(size * keep))
+
+
+async def big_sqlite(path: Path) -> str:
+    """A SQLite file of several pages, checkpointed (its rows live in the main file)."""
+    url = str(path)
+    await fill(url)
+    store = await Storage.open(url)
+    for i in range(300):
+        await store.set_meta(f"k{i}", "x" * 200)
+    await store.close()  # closing the last connection checkpoints the WAL
+    return url
+
+
+async def test_truncated_sqlite_file_is_refused_with_the_way_out(tmp_path):
+    url = await big_sqlite(tmp_path / "bot.sqlite3")
+    truncate(Path(url))
+    with pytest.raises(DatabaseDamaged) as info:
+        await Storage.open(url)
+    message = str(info.value)
+    assert "damaged" in message
+    assert "python -m bot db restore --latest" in message
+    with pytest.raises(StorageError):
+        await admin.check(url)
+
+
+async def test_backup_then_restore_after_damage_loses_nothing(tmp_path):
+    url = await big_sqlite(tmp_path / "bot.sqlite3")
+    before = await snapshot(url)
+    store = await Storage.open(url)
+    backup_dir = tmp_path / "backups"
+    path = await admin.backup(store, backup_dir, keep=3, now=NOW)
+    await store.close()
+    assert path.suffix == ".sqlite3"
+    truncate(Path(url))
+    restored = await admin.restore(url, admin.backups(backup_dir)[-1], NOW)
+    assert restored["picks"] == 6
+    assert await snapshot(url) == before
+    assert list(tmp_path.glob("bot.sqlite3.before-restore-*"))  # the damaged file is kept aside
+
+
+async def test_backups_rotate_and_are_due_by_age(tmp_path, database_url):
+    await fill(database_url)
+    settings = StorageSettings(backup_dir=tmp_path / "b", backup_hours=24, backup_keep=3)
+    assert admin.backup_due(settings, NOW)
+    store = await Storage.open(database_url)
+    try:
+        for hour in range(5):
+            await admin.backup(store, settings.backup_dir, 3, NOW + timedelta(hours=hour))
+    finally:
+        await store.close()
+    kept = admin.backups(settings.backup_dir)
+    assert [p.name[9:22] for p in kept] == ["20250301T1400", "20250301T1500", "20250301T1600"]
+    assert not admin.backup_due(settings, datetime.now(UTC))
+    old = datetime.now(UTC).timestamp() - 25 * 3600
+    os.utime(kept[-1], (old, old))
+    assert admin.backup_due(settings, datetime.now(UTC))
+
+
+async def test_restore_from_a_backup_on_either_backend(tmp_path, database_url):
+    await fill(database_url)
+    before = await snapshot(database_url)
+    store = await Storage.open(database_url)
+    path = await admin.backup(store, tmp_path / "b", 2, NOW)
+    await store.save_schedule((1 << 40) + 1, 5, "10:00", "UTC", None, "2025-03-05", NOW)
+    await store.close()
+    assert await snapshot(database_url) != before
+    await admin.restore(database_url, path, NOW)
+    assert await snapshot(database_url) == before
+
+
+async def test_copy_sqlite_to_postgresql_keeps_everything(tmp_path, pg_server):
+    source = str(tmp_path / "old.sqlite3")
+    await fill(source)
+    target = pg_server.fresh_database_url()
+    rows = await admin.copy(f"sqlite:///{source}", target)
+    assert rows == ROWS
+    assert await snapshot(target) == await snapshot(source)
+    with pytest.raises(StorageError, match="not empty"):
+        await admin.copy(source, target)
+    assert (await admin.copy(source, target, replace=True))["picks"] == 6
+    report = await admin.check(target)
+    assert report.version == SCHEMA_VERSION
+    assert report.rows["picks"] == 6
+
+
+async def test_check_reports_a_missing_file_and_an_unreachable_server(tmp_path):
+    report = await admin.check(str(tmp_path / "none.sqlite3"))
+    assert report.version == 0
+    assert "creates it" in report.note
+    assert not (tmp_path / "none.sqlite3").exists()
+    with pytest.raises(StorageError, match="cannot use PostgreSQL"):
+        await admin.check(f"postgresql://nobody@/db?host={tmp_path}")
