@@ -192,6 +192,10 @@ RANGES: dict[tuple[str, str], tuple[float, float]] = {
     ("library", "max_saved"): (1, 100_000),
     ("library", "follows_per_user"): (0, 1000),
     ("library", "follows_per_server"): (0, 10_000),
+    # Above one send (60 s + the thread); below a day.
+    ("daily", "claim_seconds"): (1.0, 86400.0),
+    ("storage", "backup_hours"): (0.1, 24.0 * 30),
+    ("storage", "backup_keep"): (1, 1000),
 }
 
 
