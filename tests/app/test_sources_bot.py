@@ -180,7 +180,9 @@ async def test_daily_pool_new_through_discord(fake_discord: FakeDiscord, connect
     from bot.search.corpus import load_corpus
 
     engine = SearchEngine(load_corpus([tmp_path / "c.jsonl"]).papers)
-    env = DailyEnv(fake_discord, engine, SteppedClock(START), str(tmp_path / "bot.sqlite3"), connect_bot)
+    env = DailyEnv(
+        fake_discord, engine, SteppedClock(START), str(tmp_path / "bot.sqlite3"), connect_bot
+    )
     try:
         await env.start()
         options = {"channel": env.papers, "time": "09:00", "timezone": "Europe/Paris"}
