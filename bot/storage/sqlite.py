@@ -148,12 +148,17 @@ def connect(path: str, migrate_schema: bool = True) -> sqlite3.Connection:
                 if str(mode).lower() != "wal":
                     log.warning("SQLite refused WAL mode for %s (got %s)", path, mode)
             conn.execute("PRAGMA synchronous=NORMAL")
-            if migrate_schema:
-                transaction(SqliteConn(conn), migrate)
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
                 raise
             raise DatabaseDamaged(damaged_message(path, str(exc))) from exc
+        if migrate_schema:
+            try:
+                transaction(SqliteConn(conn), migrate)
+            except sqlite3.DatabaseError as exc:
+                if "malformed" in str(exc) or "not a database" in str(exc):
+                    raise DatabaseDamaged(damaged_message(path, str(exc))) from exc
+                raise StorageError(f"cannot migrate the database {path}: {exc}") from exc
     except BaseException:
         conn.close()
         raise
