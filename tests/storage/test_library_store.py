@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest_asyncio
 
@@ -16,8 +15,9 @@ T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
 
 @pytest_asyncio.fixture
-async def storage(tmp_path: Path) -> AsyncIterator[Storage]:
-    store = await Storage.open(str(tmp_path / "db" / "bot.sqlite3"))
+async def storage(database_url: str) -> AsyncIterator[Storage]:
+    """A fresh database on each backend (tests/conftest.py): the stores run on both."""
+    store = await Storage.open(database_url)
     yield store
     await store.close()
 
