@@ -201,6 +201,8 @@ class PaperBot(commands.AutoShardedBot):
 
         try:
             return await Storage.open(self.settings.storage.database)
+        except StorageError:
+            raise
         except (OSError, sqlite3.Error, ConfigError) as exc:
             raise StorageError(f"cannot open the database: {exc}") from exc
 

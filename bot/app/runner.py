@@ -23,8 +23,6 @@ import yarl
 
 from bot.config import ConfigError, Settings
 from bot.search.corpus import CorpusError
-from bot.storage.schema import StorageError
-from bot.storage.urls import parse_database_url
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
@@ -143,37 +141,41 @@ async def serve(
     corpus_files: Sequence[Path] | None = None,
 ) -> None:
     from bot.app.client import PaperBot
-    from bot.storage.store import Storage
 
-    # The database first: a damaged file or an unreachable server stops the start here,
-    # before anything reaches Discord (see PaperBot._open_storage for why never without it).
+    bot = PaperBot(settings, force_sync=force_sync)
+    bot.reloader.corpus_files = tuple(corpus_files or ())  # --corpus wins on reload too
+    install_signal_handlers(bot)
+    backups: asyncio.Future[None] | None = None
     try:
-        storage = await Storage.open(settings.storage.database)
-    except OSError as exc:  # e.g. a folder the bot may not write: not a network error
-        raise StorageError(f"cannot open the database: {exc}") from exc
-    try:
-        bot = PaperBot(settings, force_sync=force_sync, storage=storage)
-        bot.reloader.corpus_files = tuple(corpus_files or ())  # --corpus wins on reload too
-        install_signal_handlers(bot)
-        backups = asyncio.ensure_future(rolling_backup(storage, settings))
-        try:
-            async with bot:
-                if await bot.load_engine():
-                    await bot.start(token)
-        finally:
+        async with bot:
+            if not await bot.load_engine():
+                return
+            # The database before Discord: a damaged file or an unreachable server stops the
+            # start here (PaperBot._open_storage says why never without it). After the index
+            # build, whose worker processes must not be forked while a database thread runs.
+            bot.storage = await bot._open_storage()
+            if bot.storage is not None:
+                backups = asyncio.ensure_future(rolling_backup(bot, bot.storage, settings))
+            await bot.start(token)
+    finally:
+        if backups is not None:
             backups.cancel()
             await asyncio.gather(backups, return_exceptions=True)
-    finally:
-        await storage.close()
 
 
-async def rolling_backup(storage: Storage, settings: Settings) -> None:
+async def rolling_backup(bot: PaperBot, storage: Storage, settings: Settings) -> None:
     """SQLite only: a backup through SQLite's backup API whenever the newest is `backup_hours`
-    old, keeping `backup_keep`, so a damaged file loses at most that much (issue 12.4)."""
+    old, keeping `backup_keep`, so a damaged file loses at most that much (issue 12.4).
+
+    The first one waits until the bot is connected: never during the index build, whose worker
+    processes are forked (a fork while this thread works can leave a child stuck on a lock).
+    """
     from bot.storage import admin
+    from bot.storage.schema import StorageError
 
     if storage.dialect != "sqlite" or storage.display == ":memory:":
         return
+    await bot.wait_until_ready()
     conf = settings.storage
     while True:
         now = datetime.now(UTC)
@@ -191,6 +193,8 @@ def ephemeral_disk_problem(settings: Settings, env: dict[str, str] | None = None
     A Heroku-style dyno (`DYNO` set) has an ephemeral disk: SQLite there forgets every schedule
     daily. PAPERBOT_ALLOW_EPHEMERAL_SQLITE=1 overrides (a quick trial).
     """
+    from bot.storage.urls import parse_database_url
+
     env = dict(os.environ if env is None else env)
     if not env.get("DYNO") or _truthy(env.get(ALLOW_EPHEMERAL_ENV)):
         return None
@@ -207,6 +211,8 @@ def ephemeral_disk_problem(settings: Settings, env: dict[str, str] | None = None
 def run_bot(
     settings: Settings, token: str, err: TextIO, *, corpus_files: Sequence[Path] | None = None
 ) -> int:
+    from bot.storage.schema import StorageError
+
     force = _truthy(os.environ.get(FORCE_SYNC_ENV))
     try:
         apply_test_endpoints()
