@@ -52,7 +52,11 @@ async def env(
     tmp_path: Path,
 ) -> AsyncIterator[DailyEnv]:
     daily = DailyEnv(
-        fake_discord, extreme_engine, SteppedClock(START), tmp_path / "bot.sqlite3", connect_bot
+        fake_discord,
+        extreme_engine,
+        SteppedClock(START),
+        str(tmp_path / "bot.sqlite3"),
+        connect_bot,
     )
     await daily.start()
     yield daily
