@@ -1,0 +1,71 @@
+"""The deploy kit stays true to the project: pinned requirements match pyproject.toml's ranges,
+the Procfile migrates before the worker starts, the image runs as a non-root user with a
+health check, and compose pairs the bot with PostgreSQL on a volume."""
+
+from __future__ import annotations
+
+import tomllib
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from bot.config import PROJECT_ROOT
+
+
+def pins() -> dict[str, str]:
+    out = {}
+    for line in (PROJECT_ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, sep, version = line.partition("==")
+        assert sep, f"requirements.txt: {line!r} is not pinned with =="
+        out[canonicalize_name(name)] = version
+    return out
+
+
+def test_requirements_pin_every_runtime_dependency_within_its_range() -> None:
+    project = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    pinned = pins()
+    for spec in project["project"]["dependencies"]:
+        req = Requirement(spec)
+        name = canonicalize_name(req.name)
+        assert name in pinned, f"{req.name} is in pyproject.toml but not in requirements.txt"
+        assert req.specifier.contains(pinned[name], prereleases=True), (
+            f"requirements.txt pins {req.name}=={pinned[name]}, outside {req.specifier}; "
+            "run python scripts/export_requirements.py"
+        )
+        for extra in req.extras:  # psycopg[binary] -> psycopg-binary
+            assert canonicalize_name(f"{req.name}-{extra}") in pinned
+    test_only = {"pytest", "ruff", "mypy", "pgserver", "jsonschema", "pybtex", "hypothesis"}
+    assert not test_only & set(pinned), "requirements.txt is for running the bot, not tests"
+
+
+def test_procfile_migrates_and_builds_the_index_before_the_worker() -> None:
+    lines = dict(
+        line.split(":", 1)
+        for line in (PROJECT_ROOT / "Procfile").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    )
+    assert "python -m bot db migrate" in lines["release"]
+    assert "python -m bot --check" in lines["release"]  # loads the corpus, saves the index
+    assert lines["worker"].strip() == "python -m bot"
+
+
+def test_dockerfile_is_slim_non_root_pinned_and_checked() -> None:
+    text = (PROJECT_ROOT / "Dockerfile").read_text(encoding="utf-8")
+    assert text.splitlines()[3].startswith("FROM python:3.11-slim")
+    assert "pip install --requirement requirements.txt" in text
+    user = next(line for line in text.splitlines() if line.startswith("USER "))
+    assert not user.split()[1].startswith(("0", "root"))
+    assert "python -m bot --check" in text  # the index is built at image build
+    assert "HEALTHCHECK" in text
+    assert text.strip().endswith('CMD ["python", "-m", "bot"]')
+
+
+def test_compose_runs_the_bot_on_postgresql_with_a_volume() -> None:
+    text = (PROJECT_ROOT / "compose.yaml").read_text(encoding="utf-8")
+    assert "image: postgres:16" in text
+    assert "pgdata:/var/lib/postgresql/data" in text
+    assert "DATABASE_URL: postgresql://" in text
+    assert "condition: service_healthy" in text
