@@ -1,0 +1,200 @@
+"""Issue 12 items 15 and 16 at 100k papers: memory over many distinct queries, phrase latency.
+
+    .venv/bin/python -m benchmarks.stress                       # 100k papers, 20,000 queries
+    .venv/bin/python -m benchmarks.stress --papers 2000 --queries 2000 --warmup 200  # quick
+
+Each figure is printed next to a baseline measured in the same run:
+- **RSS over distinct queries** (item 15): a fresh process loads the saved engine, runs
+  `--warmup` distinct searches, then `--queries` more, every one with a word never seen before
+  (as an attacker or a long-running bot would), and reports RSS every 5,000. The baseline is
+  the same run with the stem cache unbounded (what the bot did before).
+- **Phrase queries** (item 16): p50/p99 of `SearchEngine.search` over `--phrases` quoted runs of
+  2-3 words from real abstracts; the baseline checks every candidate (what the bot did before),
+  on the first `--baseline-phrases` of them only, since each can cost seconds.
+
+The synthetic corpus is `benchmarks/synth.py`'s (seeded), from ../shared/data/paperlists.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.synth import Source, cached_corpus
+from bot.config import PROJECT_ROOT, Settings
+
+SHARED = PROJECT_ROOT.parent / "shared" / "data" / "paperlists"
+WORK = PROJECT_ROOT / "benchmarks" / ".work"
+_WORD = re.compile(r"[A-Za-z]{3,}")
+
+
+def rss_mb() -> float:
+    import psutil
+
+    return psutil.Process().memory_info().rss / 2**20
+
+
+def settings_for(corpus: Path, index_dir: Path) -> Settings:
+    base = Settings().with_corpus([corpus])
+    return replace(base, corpus=replace(base.corpus, index_dir=index_dir))
+
+
+def abstract_runs(engine, n: int, size: tuple[int, int], seed: int) -> list[str]:
+    """`n` runs of consecutive non-stopword words from the corpus's abstracts."""
+    rng = random.Random(seed)
+    stop = engine.analyzer.stopwords
+    out: list[str] = []
+    while len(out) < n:
+        paper = engine.papers[rng.randrange(len(engine.papers))]
+        words = [w for w in _WORD.findall(paper.abstract) if w.lower() not in stop]
+        k = rng.randint(*size)
+        if len(words) < k:
+            continue
+        start = rng.randrange(len(words) - k + 1)
+        out.append(" ".join(words[start : start + k]))
+    return out
+
+
+def novel_word(i: int) -> str:
+    """A made-up word, different for every i (letters only, so the analyzer keeps it)."""
+    letters = []
+    i += 26**3
+    while i:
+        i, r = divmod(i, 26)
+        letters.append(chr(97 + r))
+    return "zq" + "".join(letters)
+
+
+def child_memory(corpus: Path, index_dir: Path, warmup: int, queries: int, unbounded: bool) -> dict:
+    from bot.search.engine import SearchEngine
+    from bot.search.models import SearchError
+
+    engine = SearchEngine.load(settings_for(corpus, index_dir))
+    if unbounded:
+        engine.analyzer._cache.size = 10**12  # the baseline: every word ever seen is kept
+    words = abstract_runs(engine, warmup + queries, (1, 3), seed=7)
+
+    def run(start: int, stop: int) -> None:
+        for i in range(start, stop):
+            try:
+                engine.search(f"{words[i]} {novel_word(i)}", limit=5)
+            except SearchError:
+                pass
+
+    run(0, warmup)
+    marks = [(0, rss_mb())]
+    step = 5000
+    for start in range(warmup, warmup + queries, step):
+        stop = min(start + step, warmup + queries)
+        run(start, stop)
+        marks.append((stop - warmup, rss_mb()))
+    return {"marks": marks, "cache": len(engine.analyzer._cache)}
+
+
+def memory(corpus: Path, index_dir: Path, warmup: int, queries: int, unbounded: bool) -> dict:
+    args = [
+        sys.executable,
+        "-m",
+        "benchmarks.stress",
+        "--child-memory",
+        str(corpus),
+        str(index_dir),
+        str(warmup),
+        str(queries),
+        "1" if unbounded else "0",
+    ]
+    done = subprocess.run(args, cwd=PROJECT_ROOT, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def phrase_latency(engine, phrases: list[str]) -> list[float]:
+    samples = []
+    for text in phrases:
+        started = time.perf_counter()
+        engine.search(f'"{text}"', limit=5)
+        samples.append(time.perf_counter() - started)
+    return samples
+
+
+def ms(samples: list[float], q: float) -> float:
+    return float(np.percentile(np.asarray(samples) * 1000, q))
+
+
+def main(argv: list[str] | None = None) -> int:
+    if argv is None and len(sys.argv) > 1 and sys.argv[1] == "--child-memory":
+        corpus, index_dir, warmup, queries, unbounded = sys.argv[2:7]
+        result = child_memory(
+            Path(corpus), Path(index_dir), int(warmup), int(queries), unbounded == "1"
+        )
+        print(json.dumps(result))
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--papers", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=20_000)
+    parser.add_argument("--warmup", type=int, default=2_000)
+    parser.add_argument("--phrases", type=int, default=500)
+    parser.add_argument("--baseline-phrases", type=int, default=20)
+    parser.add_argument("--work", type=Path, default=WORK)
+    args = parser.parse_args(argv)
+
+    from bot.search import engine as engine_module
+    from bot.search.corpus import load_corpus
+    from bot.search.engine import SearchEngine
+
+    lists = sorted(SHARED.glob("*.json"))
+    if not lists:
+        print(f"no paper lists under {SHARED}: cannot build the synthetic corpus")
+        return 1
+    real = load_corpus(lists, exclude_status=("Reject", "Withdraw", "Desk Reject")).papers
+    corpus = cached_corpus(Source.from_papers(real), args.papers, args.work / "corpora")
+    index_dir = args.work / "stress-index"
+    started = time.perf_counter()
+    engine = SearchEngine.load(settings_for(corpus, index_dir))
+    print(
+        f"corpus: {len(engine.papers):,} papers ({corpus.name}), ready in "
+        f"{time.perf_counter() - started:.1f} s"
+    )
+
+    print(f"\n# RSS over {args.queries:,} distinct queries after {args.warmup:,} of warm-up")
+    for label, unbounded in (("bounded stem cache (now)", False), ("unbounded (before)", True)):
+        result = memory(corpus, index_dir, args.warmup, args.queries, unbounded)
+        marks = result["marks"]
+        first, last = marks[0][1], marks[-1][1]
+        trail = ", ".join(f"{n:,}: {mb:.0f}" for n, mb in marks)
+        print(
+            f"{label:26s} RSS MB after warm-up {first:.0f} -> {last:.0f} "
+            f"({(last - first) / first:+.1%}); stem cache {result['cache']:,} words; [{trail}]"
+        )
+
+    print(f"\n# Phrase queries at {len(engine.papers):,} papers")
+    phrases = abstract_runs(engine, args.phrases, (2, 3), seed=11)
+    engine.search('"warm up"', limit=5)
+    now = phrase_latency(engine, phrases)
+    print(
+        f"bounded (now, {engine_module.PHRASE_CANDIDATES} candidates checked): "
+        f"p50 {ms(now, 50):.1f} ms, p99 {ms(now, 99):.1f} ms, max {max(now) * 1000:.1f} ms "
+        f"over {len(now)} phrases"
+    )
+    few = phrases[: args.baseline_phrases]
+    bounded_few = phrase_latency(engine, few)
+    engine_module.PHRASE_CANDIDATES = 10**9  # the baseline: every candidate checked
+    before = phrase_latency(engine, few)
+    print(
+        f"same first {len(few)} phrases: now p50 {ms(bounded_few, 50):.1f} ms / p99 "
+        f"{ms(bounded_few, 99):.1f} ms; every candidate checked (before) p50 "
+        f"{ms(before, 50):.1f} ms / p99 {ms(before, 99):.1f} ms"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
