@@ -167,8 +167,38 @@ def describe(error: BaseException) -> tuple[str, bool]:
             "minute; reopening Discord helps."
         ), False
     if isinstance(error, app_commands.TransformerError):
-        return f"I couldn't use {error.value!r} for that option.", False
+        if error.type is discord.AppCommandOptionType.channel:
+            return wrong_channel(error), False
+        return "I couldn't use that value for that option.", False
     return GENERIC_ERROR, True
+
+
+# How Discord's client names channel types (discord.ChannelType member names).
+CHANNEL_KINDS = {
+    "text": "text",
+    "news": "announcement",
+    "voice": "voice",
+    "stage_voice": "stage",
+    "forum": "forum",
+    "media": "media",
+    "category": "category",
+    "news_thread": "thread",
+    "public_thread": "thread",
+    "private_thread": "thread",
+    "directory": "directory",
+}
+
+
+def wrong_channel(error: app_commands.TransformerError) -> str:
+    """Which kind of channel was given and which kinds the option takes, never a Python repr
+    (a voice or forum channel can reach a text-channel option through the API)."""
+    given = getattr(error.value, "type", None)
+    kind = CHANNEL_KINDS.get(getattr(given, "name", ""), "")
+    allowed = getattr(error.transformer, "channel_types", None) or []
+    names = list(dict.fromkeys(CHANNEL_KINDS.get(t.name, t.name) for t in allowed))
+    takes = " or ".join(names) if names else "another kind of"
+    what = f"a {kind} channel" if kind else "that channel"
+    return f"I can't use {what} for this option: it takes {takes} channels."
 
 
 async def report(interaction: discord.Interaction[PaperBot], error: BaseException) -> None:

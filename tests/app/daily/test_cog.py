@@ -289,3 +289,22 @@ async def test_slow_daily_work_is_deferred_like_search(
     assert first.data["flags"] == EPHEMERAL
     edit = await handle.edit(timeout=2.0)
     assert edit.body["embeds"][0]["title"] == "Paper of the day: not set up"
+
+
+@pytest.mark.parametrize(("name", "kind"), [("Voice", 2), ("Forum", 15)])
+async def test_daily_set_with_a_voice_or_forum_channel_names_the_kinds_that_work(
+    daily_env: DailyEnv, name: str, kind: int
+) -> None:
+    """Issue 12 item 18: possible through the API; the answer was a Python repr."""
+    guild = daily_env.fake.guild
+    channel = guild.channel(name) if kind == 2 else guild.add_channel(name, type=kind)
+    await daily_env.start()
+    reply = await daily_env.set_daily(channel, ephemeral=True)
+    text = reply.embed["description"]
+    word = "voice" if kind == 2 else "forum"
+    assert (
+        text
+        == f"I can't use a {word} channel for this option: it takes text or announcement channels."
+    )
+    assert "<" not in text
+    assert await daily_env.bot.storage.get_schedule(int(guild.id)) is None
