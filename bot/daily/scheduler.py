@@ -18,15 +18,16 @@ import os
 import random
 import socket
 import uuid
-from collections.abc import Callable, Collection
+from collections.abc import Awaitable, Callable, Collection
 from datetime import UTC, date, datetime, timedelta
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 from zoneinfo import ZoneInfo
 
 from bot.background import Background
 from bot.config import DailySettings
 from bot.daily.rules import (
     DailyError,
+    Draw,
     PermanentPostError,
     Poster,
     TransientPostError,
@@ -53,6 +54,7 @@ __all__ = [
     "TransientPostError",
 ]
 log = logging.getLogger(__name__)
+R = TypeVar("R")
 
 # Where a server's draw comes from: every paper (of its topic), or papers added since its last
 # post first. Kept under this meta key, not in the schedules table, while the storage package
@@ -95,6 +97,8 @@ class DailyScheduler:
         clock: Clock | None = None,
         rng: random.Random | None = None,
         owns: Callable[[int], bool] | None = None,
+        has_paper: Callable[[str], bool] | None = None,
+        offload: Callable[..., Awaitable[Any]] | None = None,
     ) -> None:
         self.storage = storage
         self.poster = poster
@@ -103,6 +107,10 @@ class DailyScheduler:
         # Ids of papers the corpus first saw after an instant (None: any with a first-seen
         # time), for the `new` pool; see bot/search/recent.py.
         self.added_after = added_after
+        # Whether a paper is still in the corpus (a pick's paper may leave it on a reload).
+        self.has_paper = has_paper or (lambda paper_id: paper_id in set(self.corpus_ids()))
+        # Where corpus-sized work runs (pools, draws: ~1 s at 100k papers): never on the loop.
+        self._offload = offload or asyncio.to_thread
         self.settings = settings or DailySettings()
         self.clock: Clock = clock or SystemClock()
         self._rng = rng or random.SystemRandom()
@@ -154,6 +162,11 @@ class DailyScheduler:
 
     # -- commands -------------------------------------------------------------------------
 
+    async def _off(self, fn: Callable[..., R], *args: Any) -> R:
+        """`fn(*args)` off the event loop: it walks the corpus."""
+        result: R = await self._offload(fn, *args)
+        return result
+
     def _candidates(self, topic: str | None) -> Collection[str]:
         """The pool for a topic (or the whole corpus); empty is a DailyError."""
         if topic:
@@ -199,7 +212,7 @@ class DailyScheduler:
         mode = (pool or "all").strip().lower()
         if mode not in POOLS:
             raise DailyError(f"Unknown pool {pool!r}: use `all` or `new`.")
-        self._candidates(topic)
+        await self._off(self._candidates, topic)
         tz = ZoneInfo(zone_name)
         now = self.clock.now()
         today = local_date(now, tz)
@@ -264,9 +277,13 @@ class DailyScheduler:
             next_utc = max(self._plan(schedule, now, recent.get(guild_id, {}))[1], now)
         pool_size = remaining = pool_error = None
         try:
-            candidates = set(self._candidates(schedule.topic if schedule else None))
+            candidates = await self._off(
+                lambda: set(self._candidates(schedule.topic if schedule else None))
+            )
             pool = await self.storage.pool(guild_id, self._rng.getrandbits(63))
-            pool_size, remaining = len(candidates), len(candidates - pool.drawn)
+            pool_size, remaining = await self._off(
+                lambda: (len(candidates), len(candidates - pool.drawn))
+            )
         except DailyError as exc:
             pool_error = str(exc)
         return DailyStatus(
@@ -289,15 +306,10 @@ class DailyScheduler:
         async with self._pick_lock:
             existing = await self.storage.get_pick(guild_id, day.isoformat())
             if existing is not None:
+                if existing.attempts == 0 and existing.state == "pending":
+                    return await self._still_there(existing, topic, now)
                 return existing
-            candidates = self._candidates(topic)
-            pool = await self.storage.pool(guild_id, self._rng.getrandbits(63))
-            fresh = await self._fresh(guild_id, candidates, pool.drawn)
-            chosen = draw(
-                fresh or candidates, pool.drawn, pool.seed, pool.epoch, avoid=pool.last_paper
-            )
-            if chosen.epoch != pool.epoch:
-                log.info("guild %d: pool exhausted, reshuffling (pass %d)", guild_id, chosen.epoch)
+            chosen = await self._draw(guild_id, topic)
             return await self.storage.create_pick(
                 guild_id,
                 day.isoformat(),
@@ -320,8 +332,43 @@ class DailyScheduler:
         else:
             schedule = await self.storage.get_schedule(guild_id)
             since = schedule.updated_at if schedule else None
-        allowed = set(candidates) - set(drawn)
+        allowed = await self._off(lambda: set(candidates) - set(drawn))
         return [pid for pid in self.added_after(since) if pid in allowed]
+
+    async def _draw(self, guild_id: int, topic: str | None) -> Draw:
+        candidates = await self._off(self._candidates, topic)
+        pool = await self.storage.pool(guild_id, self._rng.getrandbits(63))
+        fresh = await self._fresh(guild_id, candidates, pool.drawn)
+        chosen = await self._off(
+            draw, fresh or candidates, pool.drawn, pool.seed, pool.epoch, pool.last_paper
+        )
+        if chosen.epoch != pool.epoch:
+            log.info("guild %d: pool exhausted, reshuffling (pass %d)", guild_id, chosen.epoch)
+        return chosen
+
+    async def _still_there(self, pick: Pick, topic: str | None, now: datetime) -> Pick:
+        """`pick`, or a fresh draw for its day when its paper left the corpus (a reload)
+        before it was posted: a day is never lost to a paper that is gone. Call only for a
+        pick not yet sent and known not to be on Discord."""
+        if await self._off(self.has_paper, pick.paper_id):
+            return pick
+        chosen = await self._draw(pick.guild_id, topic)
+        day = date.fromisoformat(pick.local_date)
+        log.warning(
+            "guild %d: paper %s of %s left the corpus before it was posted; drew %s instead",
+            pick.guild_id,
+            pick.paper_id,
+            pick.local_date,
+            chosen.paper_id,
+        )
+        return await self.storage.replace_pick(
+            pick.guild_id,
+            pick.local_date,
+            chosen.paper_id,
+            chosen.epoch,
+            pick_marker(pick.guild_id, day, chosen.paper_id),
+            now,
+        )
 
     # -- posting --------------------------------------------------------------------------
 
@@ -468,6 +515,9 @@ class DailyScheduler:
                 await self.storage.mark_sent(guild_id, pick.local_date, found, now, channel)
                 log.info("guild %d: %s was already posted (message %d)", guild_id, day, found)
                 return PostOutcome(guild_id, day, "found", pick.paper_id)
+        # Not on Discord: if its paper left the corpus meanwhile, post another one.
+        async with self._pick_lock:
+            pick = await self._still_there(pick, schedule.topic, now)
         deadline = self._deadline(pick, day, tz, now)
         if now >= deadline:
             return await self._give_up(pick, day, now)

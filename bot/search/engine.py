@@ -269,6 +269,9 @@ class SearchEngine:
         """(name, number of papers) for autocomplete where an option is an author."""
         return self.authors.complete(prefix, limit)
 
+    def has_paper(self, paper_id: str) -> bool:
+        return paper_id in self._by_id
+
     def venues(self) -> dict[str, int]:
         counts = np.bincount(self._venue_of, minlength=len(self._venues)).tolist()
         return dict(zip(self._venues, counts, strict=True))

@@ -308,6 +308,29 @@ class Storage:
 
         return await self._run(q)
 
+    async def replace_pick(
+        self, guild_id: int, local_date: str, paper_id: str, epoch: int, marker: str, now: datetime
+    ) -> Pick:
+        """Put another paper in a pick not yet sent (its paper left the corpus before it was
+        posted), in one transaction with the pool's epoch, as `create_pick` does."""
+
+        def q(c: Conn) -> Pick:
+            c.execute(
+                "UPDATE picks SET paper_id = ?, epoch = ?, marker = ?, updated_at = ? "
+                "WHERE guild_id = ? AND local_date = ? AND state != 'sent'",
+                (paper_id, epoch, marker, _ts(now), guild_id, local_date),
+            )
+            c.execute(
+                "UPDATE pools SET epoch = ? WHERE guild_id = ? AND epoch < ?",
+                (epoch, guild_id, epoch),
+            )
+            row = c.execute(_PICK, (guild_id, local_date)).fetchone()
+            if row is None:
+                raise StorageError(f"no pick for guild {guild_id} on {local_date}")
+            return _pick(row)
+
+        return await self._run(q)
+
     async def _update_pick(
         self,
         guild_id: int,

@@ -611,3 +611,70 @@ async def test_a_process_posts_only_for_the_servers_it_owns(database_url):
     finally:
         await h.sched.stop()
         await h.storage.close()
+
+
+# -- issue 12 item 2: a pick whose paper left the corpus is redrawn ---------------------------
+
+
+async def test_pick_whose_paper_left_the_corpus_is_redrawn_and_today_follows(h):
+    await h.sched.set_schedule(1, 10, "09:00", "Europe/Paris")
+    promised = await h.sched.today(1)  # /today fixes the pick...
+    h.corpus.ids.remove(promised)  # ...then a reload drops its paper
+    replacement = await h.sched.today(1)  # /today follows the redraw
+    assert replacement != promised
+    assert replacement in h.corpus.ids
+    await h.run_until(datetime(2025, 3, 1, 12, 0, tzinfo=UTC))
+    (post,) = h.poster.for_guild(1)
+    assert post.paper_id == replacement
+    assert h.poster.calls == 1  # no failed attempt, no day lost
+
+
+async def test_paper_that_leaves_between_attempts_is_redrawn_at_the_next_one(h):
+    await h.sched.set_schedule(1, 10, "09:00", "Europe/Paris")
+    promised = await h.sched.today(1)
+    h.poster.script = [TransientPostError("503 Service Unavailable")]
+    await h.run_until(datetime(2025, 3, 1, 8, 0, tzinfo=UTC))  # the first attempt fails
+    assert h.poster.for_guild(1) == []
+    h.corpus.ids.remove(promised)
+    await h.run_until(datetime(2025, 3, 1, 12, 0, tzinfo=UTC))
+    (post,) = h.poster.for_guild(1)
+    assert post.paper_id != promised
+    assert await h.sched.today(1) == post.paper_id
+
+
+async def test_a_sent_pick_is_never_redrawn(h):
+    await h.sched.set_schedule(1, 10, "09:00", "Europe/Paris")
+    await h.run_until(datetime(2025, 3, 1, 12, 0, tzinfo=UTC))
+    (post,) = h.poster.for_guild(1)
+    h.corpus.ids.remove(post.paper_id)
+    assert await h.sched.today(1) == post.paper_id
+
+
+# -- issue 12 item 17: corpus walks run off the event loop ------------------------------------
+
+
+async def test_corpus_walks_run_off_the_event_loop(h):
+    import threading
+
+    loop_thread = threading.get_ident()
+    threads: list[int] = []
+    ids, match = h.corpus.__call__, h.corpus.match
+
+    def corpus() -> list[str]:
+        threads.append(threading.get_ident())
+        return ids()
+
+    def topic(text: str) -> list[str]:
+        threads.append(threading.get_ident())
+        return match(text)
+
+    h.corpus.topics["graphs"] = CORPUS[:5]
+    sched = DailyScheduler(h.storage, h.poster, corpus, topic, settings=SETTINGS, clock=h.clock)
+    await sched.set_schedule(1, 10, "09:00", "Europe/Paris", "graphs")  # /daily set topic:
+    await sched.status(1)  # /daily status
+    await sched.today(1)  # the first /today of a day
+    await sched.set_schedule(2, 10, "09:00", "Europe/Paris")
+    await sched.status(2)
+    await sched.today(2)
+    assert len(threads) >= 6
+    assert loop_thread not in threads

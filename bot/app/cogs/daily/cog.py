@@ -32,6 +32,7 @@ from bot.app.checks import manager_only
 from bot.app.cogs.daily import embeds
 from bot.app.cogs.daily.poster import DiscordPoster, missing_permissions
 from bot.app.saving import save_view
+from bot.app.workers import off_loop
 from bot.daily.rules import DailyError, parse_time, parse_timezone, zone_names
 from bot.daily.scheduler import DailyScheduler
 from bot.search.recent import ids_added_after
@@ -123,8 +124,10 @@ class Daily(commands.Cog):
             added_after=self._added_after,
             settings=settings,
             clock=self.bot.clock,
+            has_paper=lambda paper_id: self.bot.engine.has_paper(paper_id),
+            offload=off_loop,
         )
-        await asyncio.to_thread(zone_names)
+        await off_loop(zone_names)
         self._starter = asyncio.create_task(self._start_when_ready(), name="daily-start")
 
     async def _start_when_ready(self) -> None:
@@ -142,7 +145,7 @@ class Daily(commands.Cog):
             await self.scheduler.stop()
 
     def _corpus_ids(self) -> list[str]:
-        return [paper.id for paper in self.bot.engine.papers]
+        return list(self.bot.engine.ids)  # from memory: no paper decoded
 
     def _topic_ids(self, topic: str) -> list[str]:
         return self.bot.engine.matching_ids(topic)
