@@ -235,6 +235,9 @@ class Poster(Protocol):
         """Send the paper; return the message id. Raise Transient/PermanentPostError."""
         ...
 
-    async def find_existing(self, channel_id: int, marker: str) -> int | None:
-        """The id of a recent message in the channel carrying `marker`, if any."""
+    async def find_existing(
+        self, channel_id: int, marker: str, since: datetime | None = None
+    ) -> int | None:
+        """The id of a message in the channel carrying `marker`, if any: every message
+        created after `since` is looked at (else only recent ones)."""
         ...

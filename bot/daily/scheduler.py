@@ -62,6 +62,7 @@ R = TypeVar("R")
 POOLS = ("all", "new")
 POOL_KEY = "daily_pool:{guild_id}"
 HOLD_AFTER_BUG = timedelta(seconds=60)  # pause for a server whose step raised unexpectedly
+CLOCK_SKEW = timedelta(minutes=10)  # see `_since`
 MAX_SLEEP_CHUNK = 900.0  # re-read the wall clock at least this often (suspend, clock changes)
 
 
@@ -472,7 +473,7 @@ class DailyScheduler:
             day = date.fromisoformat(pick.local_date)
             try:
                 found = await self.poster.find_existing(
-                    pick.channel_id or schedule.channel_id, pick.marker
+                    pick.channel_id or schedule.channel_id, pick.marker, self._since(pick)
                 )
             except TransientPostError:
                 continue
@@ -506,7 +507,7 @@ class DailyScheduler:
             # An earlier attempt may have reached Discord (crash, timeout): look before resending.
             channel = pick.channel_id or schedule.channel_id
             try:
-                found = await self.poster.find_existing(channel, pick.marker)
+                found = await self.poster.find_existing(channel, pick.marker, self._since(pick))
             except TransientPostError as exc:
                 return await self._retry(pick, day, tz, now, exc, exc.retry_after)
             except PermanentPostError as exc:
@@ -550,6 +551,12 @@ class DailyScheduler:
             "guild %d: posted %s for %s (message %d)", guild_id, pick.paper_id, day, message_id
         )
         return PostOutcome(guild_id, day, "sent", pick.paper_id)
+
+    @staticmethod
+    def _since(pick: Pick) -> datetime | None:
+        """From when to read a channel for an earlier attempt's post: its first attempt, less
+        a margin for the clocks of this host and Discord's disagreeing."""
+        return pick.first_attempt_at - CLOCK_SKEW if pick.first_attempt_at else None
 
     def _deadline(self, pick: Pick, day: date, tz: ZoneInfo, now: datetime) -> datetime:
         """Retries stop after the retry window or when the local day ends, whichever first."""

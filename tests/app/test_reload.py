@@ -262,7 +262,9 @@ class NoPoster:
     async def post(self, *args: Any) -> int:
         raise AssertionError("not posting in this test")
 
-    async def find_existing(self, channel_id: int, marker: str) -> int | None:
+    async def find_existing(
+        self, channel_id: int, marker: str, since: datetime | None = None
+    ) -> int | None:
         return None
 
 

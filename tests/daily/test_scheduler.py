@@ -93,7 +93,7 @@ class FakePoster:
             raise Crash
         return message.id
 
-    async def find_existing(self, channel_id, marker):
+    async def find_existing(self, channel_id, marker, since=None):
         if channel_id in self.dead_channels:
             raise PermanentPostError("Unknown Channel (deleted)")
         hits = [m.id for m in self.messages if m.channel_id == channel_id and m.marker == marker]

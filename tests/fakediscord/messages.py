@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -55,6 +56,9 @@ def _embeds(raw: list[JSON] | None) -> list[JSON]:
     return embeds
 
 
+NONCE_WINDOW = 300.0  # Discord: "within the past few minutes"
+
+
 class MessageStore:
     """Every message in the fake world, by id, plus per-channel history in posting order."""
 
@@ -64,11 +68,25 @@ class MessageStore:
         self.history: dict[str, Recorder[JSON]] = {}
         self.deleted: set[str] = set()
         self.file_data: dict[str, bytes] = {}
+        # (channel, author, nonce) -> (message id, monotonic time): enforce_nonce's memory.
+        self.nonces: dict[tuple[str, str, str], tuple[str, float]] = {}
 
     def channel(self, channel_id: str) -> Recorder[JSON]:
         if channel_id not in self.history:
             self.history[channel_id] = Recorder(f"message in channel {channel_id}")
         return self.history[channel_id]
+
+    def remember_nonce(self, message: JSON, nonce: str) -> None:
+        key = (message["channel_id"], message["author"]["id"], nonce)
+        self.nonces[key] = (message["id"], time.monotonic())
+
+    def by_nonce(self, channel_id: str, author_id: str, nonce: str) -> JSON | None:
+        """The message created with `nonce` in the past NONCE_WINDOW seconds, if any."""
+        found = self.nonces.get((channel_id, author_id, nonce))
+        if found is None or time.monotonic() - found[1] > NONCE_WINDOW:
+            return None
+        message = self.by_id.get(found[0])
+        return None if message is None or message["id"] in self.deleted else message
 
     def visible(self, channel_id: str) -> list[JSON]:
         return [m for m in self.channel(channel_id) if m["id"] not in self.deleted]

@@ -50,7 +50,17 @@ def register(router: Router, fake: FakeDiscord) -> None:
         need = SEND_IN_THREADS if probe is not None and probe.is_thread else SEND
         channel = channel_of(call, need=need)
         body = require_message_body(call)
+        nonce = body.get("nonce")
+        if nonce is not None and body.get("enforce_nonce"):
+            # Discord: with enforce_nonce, a nonce seen from the same author within the past
+            # few minutes returns that message and creates none.
+            earlier = store.by_nonce(channel.id, world.bot_user.id, str(nonce))
+            if earlier is not None:
+                return copy.deepcopy(earlier)
         message = store.create(body, channel=channel, author=world.bot_user, uploads=call.uploads)
+        if nonce is not None:
+            message["nonce"] = nonce
+            store.remember_nonce(message, str(nonce))
         await fake.echo("MESSAGE_CREATE", message)
         return copy.deepcopy(message)
 

@@ -138,3 +138,58 @@ async def test_deleted_channel_stops_the_schedule(daily_env: DailyEnv) -> None:
     assert status.embed["title"] == "Paper of the day: stopped"
     assert "was deleted" in status.embed["description"]
     assert "Next post" not in text_of(status)
+
+
+async def test_post_found_after_more_than_100_newer_messages_is_not_resent(
+    daily_env: DailyEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 12 item 1: the post reached Discord, the bot did not learn it, and 150 messages
+    arrived before the next attempt: only the last 100 were read, and the paper went out twice.
+    Every message since the first attempt is read now (`after=`, page by page)."""
+    await daily_env.start()
+    monkeypatch.setattr(sys.modules["bot.app.cogs.daily.poster"], "SEND_TIMEOUT", 0.2)
+    await daily_env.set_daily(ephemeral=True)
+    daily_env.fake.faults.slow("POST", POSTS, delay=0.5)
+    daily_env.clock.advance_to(DUE)
+    arrived = await daily_env.fake.wait_for_message(daily_env.papers)
+    await daily_env.wait_state(daily_env.fake.guild, "pending")
+    store = daily_env.fake.world.messages
+    for i in range(150):
+        store.create(
+            {"content": f"chat {i}"}, channel=daily_env.papers, author=daily_env.fake.alice
+        )
+    daily_env.clock.advance(seconds=30)
+    await daily_env.wait_state(daily_env.fake.guild, "sent")
+    pick = await daily_env.storage.get_pick(int(daily_env.fake.guild.id), "2025-03-01")
+    assert pick.message_id == int(arrived["id"])
+    mine = [
+        m
+        for m in daily_env.fake.channel_messages(daily_env.papers)
+        if m["author"]["id"] == daily_env.fake.world.bot_user.id
+    ]
+    assert len(mine) == 1
+    reads = daily_env.fake.calls("GET", f"/channels/{daily_env.papers.id}/messages")
+    assert reads
+    assert all("after" in c.query for c in reads)
+
+
+async def test_a_retried_send_with_the_same_nonce_returns_the_first_message(
+    daily_env: DailyEnv,
+) -> None:
+    """Issue 12 item 1: sends carry a nonce with enforce_nonce, so a retry within Discord's
+    few minutes cannot create a second post even without reading the channel."""
+    from datetime import date
+
+    bot = await daily_env.start()
+    poster = sys.modules["bot.app.cogs.daily.poster"].DiscordPoster(bot, open_thread=False)
+    paper = daily_env.engine.papers[0].id
+    channel, guild = int(daily_env.papers.id), int(daily_env.fake.guild.id)
+    first = await poster.post(guild, channel, paper, date(2025, 3, 1), "pod:1:2025-03-01:x")
+    again = await poster.post(guild, channel, paper, date(2025, 3, 1), "pod:1:2025-03-01:x")
+    assert again == first
+    assert len(daily_env.fake.channel_messages(daily_env.papers)) == 1
+    (body, *_rest) = [
+        c.json for c in daily_env.fake.calls("POST", f"/channels/{daily_env.papers.id}/messages")
+    ]
+    assert body["enforce_nonce"] is True
+    assert len(body["nonce"]) <= 25

@@ -28,8 +28,9 @@ stopping the schedule.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
-from datetime import date
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Literal
 
 import aiohttp
@@ -46,7 +47,7 @@ log = logging.getLogger(__name__)
 
 SEND_TIMEOUT = 60.0  # seconds for one send (discord.py's own 429/5xx retries included)
 THREAD_TIMEOUT = 30.0  # the thread is a nicety: never hold the post's bookkeeping for long
-HISTORY_SCAN = 100  # recent messages searched for a marker (one request)
+HISTORY_SCAN = 100  # recent messages searched for a marker when the first attempt is unknown
 # The server channels a message can be sent to (discord.py's guild Messageables).
 PostChannel = discord.TextChannel | discord.VoiceChannel | discord.StageChannel | discord.Thread
 THREAD_ARCHIVE_MINUTES: Literal[60, 1440, 4320, 10080] = 1440  # Discord's allowed values
@@ -68,6 +69,15 @@ def missing_permissions(permissions: discord.Permissions) -> tuple[list[str], li
     required = [label for attr, label in REQUIRED.items() if not getattr(permissions, attr)]
     optional = [label for attr, label in OPTIONAL.items() if not getattr(permissions, attr)]
     return required, optional
+
+
+def nonce_for(marker: str) -> str:
+    """The send's nonce, the same for every attempt of one pick (Discord allows 25 characters).
+
+    Sent with `enforce_nonce` (discord.py adds it whenever a nonce is given): a retried send
+    within Discord's few minutes returns the message the first one created instead of a second.
+    """
+    return hashlib.blake2b(marker.encode(), digest_size=10).hexdigest()
 
 
 def _retry_after(exc: discord.HTTPException) -> float | None:
@@ -149,7 +159,9 @@ class DiscordPoster:
         try:
             async with asyncio.timeout(SEND_TIMEOUT):
                 channel = await self._channel(channel_id)
-                message = await channel.send(embed=embed, view=save_view(paper_id))
+                message = await channel.send(
+                    embed=embed, view=save_view(paper_id), nonce=nonce_for(marker)
+                )
         except (discord.DiscordException, aiohttp.ClientError, OSError, TimeoutError) as exc:
             mapped = classify(exc, channel_id)
             if mapped is None:
@@ -185,12 +197,26 @@ class DiscordPoster:
                 exc,
             )
 
-    async def find_existing(self, channel_id: int, marker: str) -> int | None:
+    async def find_existing(
+        self, channel_id: int, marker: str, since: datetime | None = None
+    ) -> int | None:
+        """Our message carrying `marker`, read oldest first from `since` on.
+
+        Why every message since then: after a crash between Discord accepting the post and us
+        recording it, a busy channel may hold hundreds of newer messages before the restart;
+        reading only the last 100 missed the post and sent it again. `after=` pages through
+        100 at a time (one request each) from a snowflake made of `since`.
+        """
         try:
             async with asyncio.timeout(SEND_TIMEOUT):
                 channel = await self._channel(channel_id)
                 me = self.bot.user.id if self.bot.user else None
-                async for message in channel.history(limit=HISTORY_SCAN):
+                if since is None:
+                    history = channel.history(limit=HISTORY_SCAN)
+                else:
+                    after = discord.Object(id=discord.utils.time_snowflake(since))
+                    history = channel.history(limit=None, after=after, oldest_first=True)
+                async for message in history:
                     if me is not None and message.author.id != me:
                         continue
                     if any(marker in (embed.footer.text or "") for embed in message.embeds):
