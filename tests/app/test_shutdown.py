@@ -253,7 +253,8 @@ async def test_sigterm_with_slow_searches_in_flight_answers_every_user_within_10
     started = time.monotonic()
     await bot.close()
     took = time.monotonic() - started
-    assert took < 4.0, took  # grace 1 s + notice; far from the searches' 15 s
+    print(f"close() with 5 slow searches in flight: {took:.2f} s")  # shown with -s
+    assert took < 10, took  # the contract; the searches would take 15 s
     for handle in handles:
         edit = await handle.edit(timeout=1)
         assert edit.body["embeds"][0]["description"] == RESTARTING
@@ -300,6 +301,7 @@ async def test_sigterm_during_a_long_index_build_exits_0_at_once(
                 proc.kill()
                 await proc.wait()
     output = log_path.read_text(errors="replace")
+    print(f"SIGTERM during a 40k index build: exit {code} after {took:.2f} s")  # shown with -s
     assert code == 0, output
     assert took < 10
     assert "Traceback" not in output
