@@ -19,7 +19,7 @@ import Stemmer
 from bot.search.latex import has_latex, latex_to_unicode
 
 ANALYZER_VERSION = "2"
-STEM_CACHE = 50_000  # words per generation of the stem cache (two are kept)
+STEM_CACHE = 20_000  # words per generation of the stem cache (two are kept, ~6 MB)
 
 URL = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]]+", re.IGNORECASE)
 # A word: letters/digits, optionally joined by single hyphens (k-means, AG-REPA, state-of-the-art).
