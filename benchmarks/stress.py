@@ -161,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--phrases", type=int, default=500)
     parser.add_argument("--baseline-phrases", type=int, default=20)
     parser.add_argument("--work", type=Path, default=WORK)
+    parser.add_argument("--no-memory", action="store_true", help="phrase latency only")
     args = parser.parse_args(argv)
 
     from bot.search.corpus import load_corpus
@@ -180,8 +181,14 @@ def main(argv: list[str] | None = None) -> int:
         f"{time.perf_counter() - started:.1f} s"
     )
 
-    print(f"\n# RSS over {args.queries:,} distinct queries after {args.warmup:,} of warm-up")
-    for label, unbounded in (("bounded stem cache (now)", False), ("unbounded (before)", True)):
+    memory_runs = (
+        ()
+        if args.no_memory
+        else (("bounded stem cache (now)", False), ("unbounded (before)", True))
+    )
+    if memory_runs:
+        print(f"\n# RSS over {args.queries:,} distinct queries after {args.warmup:,} of warm-up")
+    for label, unbounded in memory_runs:
         result = memory(corpus, index_dir, args.warmup, args.queries, unbounded)
         marks = result["marks"]
         first, last = marks[0][1], marks[-1][1]

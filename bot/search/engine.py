@@ -363,10 +363,14 @@ class SearchEngine:
         return keep
 
     def _has_phrase_terms(self, ids: np.ndarray, phrases: Sequence[tuple[str, ...]]) -> np.ndarray:
-        """Mask of documents holding every word of every phrase: cheap, from the postings."""
+        """Mask of documents holding every word of every phrase: cheap, from the postings
+        (a dense per-document mask, not `np.isin`, which sorts)."""
         keep = np.ones(ids.shape[0], dtype=bool)
+        present = np.zeros(self.index.n_docs, dtype=bool)
         for term in {t for phrase in phrases for t in phrase}:
-            keep &= np.isin(ids, self.index.postings(term)[0])
+            present[:] = False
+            present[self.index.postings(term)[0]] = True
+            keep &= present[ids]
         return keep
 
     def _has_phrases(self, ids: np.ndarray, phrases: Sequence[tuple[str, ...]]) -> np.ndarray:

@@ -32,7 +32,7 @@ T = TypeVar("T")
 INDEX_FORMAT = 3  # 3: `forward`, every document's term ids in order (phrase checks)
 MAX_TF = np.iinfo(np.uint16).max
 _ARRAYS = ("indptr", "doc_ids", "tfs", "doc_len", "sat", "forward")
-PHRASE_BATCH = 256  # documents checked per vectorised step of `phrase_matches`
+PHRASE_GATHER = 16  # gather candidates' positions below 1/16 of all, else scan (see below)
 # Dense accumulation once the postings touched reach 1/_DENSE_RATIO of the documents.
 _DENSE_RATIO = 8
 
@@ -199,37 +199,36 @@ class BM25Index:
         """Mask of `docs` whose terms contain `phrase` as a run (stopwords are not terms, so
         "learning a model" holds the phrase "learning model", as the analyzer sees it).
 
-        Exact, and no text is analysed. Few candidates: their positions are gathered and
-        compared term by term (`PHRASE_BATCH` documents at a time). Many candidates: one
-        vectorised pass over every position finds the run's starts, which is cheaper than
-        gathering (about 10 ms per 20 M positions, 100k papers).
+        Exact, and no text is analysed. Few candidates (their positions under 1/`PHRASE_GATHER`
+        of all): their positions are gathered at once and compared term by term. Many: one
+        vectorised pass over every position finds the run's starts, which is then cheaper
+        than gathering (about 10 ms per 20 M positions, 100k papers).
         """
         tids = [self.vocab.get(t) for t in phrase]
         keep = np.zeros(docs.shape[0], dtype=bool)
         if not tids or any(t is None for t in tids) or not docs.shape[0]:
             return keep
-        size = self.starts[docs.astype(np.int64) + 1] - self.starts[docs.astype(np.int64)]
-        if int(size.sum()) * 4 > self.forward.shape[0]:
-            return np.isin(docs, self._phrase_scan(tids))  # type: ignore[arg-type]
+        forward = np.asarray(self.forward)  # a plain view: memmap indexing costs extra
         n = len(tids)
-        for a in range(0, docs.shape[0], PHRASE_BATCH):
-            batch = docs[a : a + PHRASE_BATCH].astype(np.int64)
-            starts = self.starts[batch]
-            counts = np.maximum(self.starts[batch + 1] - starts - (n - 1), 0)
-            total = int(counts.sum())
-            if not total:
-                continue
-            owner = np.repeat(np.arange(batch.shape[0]), counts)
-            pos = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(total)
-            hit = self.forward[pos] == tids[0]
-            for j in range(1, n):
-                hit[hit] = self.forward[pos[hit] + j] == tids[j]
-            keep[a + np.unique(owner[hit])] = True
+        at = docs.astype(np.int64)
+        starts = self.starts[at]
+        counts = np.maximum(self.starts[at + 1] - starts - (n - 1), 0)
+        total = int(counts.sum())
+        if total * PHRASE_GATHER > forward.shape[0]:
+            return np.isin(docs, self._phrase_scan(forward, tids))
+        if not total:
+            return keep
+        owner = np.repeat(np.arange(docs.shape[0]), counts)
+        pos = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(total)
+        hit = forward[pos] == tids[0]
+        for j in range(1, n):
+            hit[hit] = forward[pos[hit] + j] == tids[j]
+        keep[np.unique(owner[hit])] = True
         return keep
 
-    def _phrase_scan(self, tids: Sequence[int]) -> np.ndarray:
+    def _phrase_scan(self, forward: np.ndarray, tids: Sequence[int | None]) -> np.ndarray:
         """Sorted ids of the documents holding the run `tids`, from one pass over all positions."""
-        forward, n = self.forward, len(tids)
+        n = len(tids)
         pos = np.flatnonzero(forward == tids[0])
         pos = pos[pos + n <= forward.shape[0]]
         for j in range(1, n):
