@@ -94,4 +94,6 @@ def test_a_phrase_search_analyses_no_paper_text(monkeypatch) -> None:
     result = engine.search('"learning model"', limit=5, snippets=False)
     assert result.total == 1500
     assert all(int(h.paper.id[1:]) % 2 for h in result.hits)
-    assert len(analysed) <= 2, len(analysed)  # the query's phrase, nothing per paper
+    # Only the query's own text (its phrase, its words), never a paper's text.
+    assert not [t for t in analysed if "Topic" in t or "Paper" in t], analysed
+    assert len(analysed) < 10, analysed
