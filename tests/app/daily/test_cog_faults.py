@@ -147,9 +147,11 @@ async def test_post_found_after_more_than_100_newer_messages_is_not_resent(
     arrived before the next attempt: only the last 100 were read, and the paper went out twice.
     Every message since the first attempt is read now (`after=`, page by page)."""
     await daily_env.start()
-    monkeypatch.setattr(sys.modules["bot.app.cogs.daily.poster"], "SEND_TIMEOUT", 0.2)
+    # The timeout also bounds the lookup that reads two pages of history: 0.75 s leaves it room
+    # on a loaded machine, while the one slowed send (1.5 s) still times out.
+    monkeypatch.setattr(sys.modules["bot.app.cogs.daily.poster"], "SEND_TIMEOUT", 0.75)
     await daily_env.set_daily(ephemeral=True)
-    daily_env.fake.faults.slow("POST", POSTS, delay=0.5)
+    daily_env.fake.faults.slow("POST", POSTS, delay=1.5)
     daily_env.clock.advance_to(DUE)
     arrived = await daily_env.fake.wait_for_message(daily_env.papers)
     await daily_env.wait_state(daily_env.fake.guild, "pending")
