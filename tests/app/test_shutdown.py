@@ -59,6 +59,24 @@ def child_env(fake: FakeDiscord, config: Path) -> dict[str, str]:
     }
 
 
+async def start_bot(
+    fake: FakeDiscord, config: Path, log_path: Path, *args: str
+) -> asyncio.subprocess.Process:
+    """A real `python -m bot` against the loopback Discord, its output in `log_path`."""
+    with log_path.open("wb") as log_file:
+        return await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bot",
+            *args,
+            cwd=PROJECT_ROOT,
+            env=child_env(fake, config),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=log_file,
+            stderr=log_file,
+        )
+
+
 @pytest_asyncio.fixture
 async def running_bot(
     fake_discord: FakeDiscord,
@@ -66,17 +84,7 @@ async def running_bot(
 ) -> AsyncIterator[tuple[asyncio.subprocess.Process, Path]]:
     config = write_config(tmp_path, [ICML])
     log_path = tmp_path / "bot.log"
-    with log_path.open("wb") as log_file:
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "bot",
-            cwd=PROJECT_ROOT,
-            env=child_env(fake_discord, config),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=log_file,
-            stderr=log_file,
-        )
+    proc = await start_bot(fake_discord, config, log_path)
     try:
         await fake_discord.gateway.identifies.wait_for(timeout=30)
         yield proc, tmp_path
@@ -273,33 +281,22 @@ async def test_sigterm_during_a_long_index_build_exits_0_at_once(
     corpus = write_corpus(source, 40_000, tmp_path / "big.jsonl")
     config = write_config(tmp_path, [corpus])
     log_path = tmp_path / "bot.log"
-    with log_path.open("wb") as log_file:
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "bot",
-            "-v",
-            cwd=PROJECT_ROOT,
-            env=child_env(fake_discord, config),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=log_file,
-            stderr=log_file,
-        )
-        try:
-            # The build has begun once the corpus is read ("loaded N papers").
-            deadline = time.monotonic() + 60
-            while "loaded 40000 papers" not in log_path.read_text(errors="replace"):
-                assert proc.returncode is None, log_path.read_text(errors="replace")
-                assert time.monotonic() < deadline
-                await asyncio.sleep(0.05)
-            started = time.monotonic()
-            proc.send_signal(signal.SIGTERM)
-            code = await asyncio.wait_for(proc.wait(), 10)
-            took = time.monotonic() - started
-        finally:
-            if proc.returncode is None:
-                proc.kill()
-                await proc.wait()
+    proc = await start_bot(fake_discord, config, log_path, "-v")
+    try:
+        # The build has begun once the corpus is read ("loaded N papers").
+        deadline = time.monotonic() + 60
+        while "loaded 40000 papers" not in log_path.read_text(errors="replace"):
+            assert proc.returncode is None, log_path.read_text(errors="replace")
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.05)
+        started = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        code = await asyncio.wait_for(proc.wait(), 10)
+        took = time.monotonic() - started
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
     output = log_path.read_text(errors="replace")
     print(f"SIGTERM during a 40k index build: exit {code} after {took:.2f} s")  # shown with -s
     assert code == 0, output
