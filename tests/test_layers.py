@@ -17,6 +17,7 @@ LAYERS = {
     "bot.config": 0,
     "bot.logs": 0,
     "bot.background": 0,
+    "bot.timing": 0,
     "bot.search": 1,
     "bot.storage": 2,
     "bot.sources": 2,

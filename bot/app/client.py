@@ -29,9 +29,9 @@ from bot.app.workers import off_loop
 from bot.config import ConfigError, Settings
 
 if TYPE_CHECKING:
-    from bot.daily.scheduler import Clock
     from bot.search.engine import SearchEngine
     from bot.storage.store import Storage
+    from bot.timing import Clock
 
 log = logging.getLogger(__name__)
 # Within the 10 s a worker host waits between SIGTERM and SIGKILL: replies in flight get

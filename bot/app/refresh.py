@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Protocol
 
 from bot.background import Background
 from bot.config import FetchJob, Settings, SourcesSettings
-from bot.daily.scheduler import Clock, SystemClock
 from bot.sources.fetch import FetchReport, run_job
 from bot.sources.http import FetchError
+from bot.timing import Clock, SystemClock
 
 if TYPE_CHECKING:
     from bot.app.reload import Reloader, ReloadOutcome

@@ -2,7 +2,7 @@
 contract a Discord poster implements.
 
 Nothing here does I/O, so the rules (DST, reshuffles, corpus changes) are tested without a
-database or a clock; `bot/scheduler.py` applies them to stored state.
+database or a clock; `bot/daily/scheduler.py` applies them to stored state.
 """
 
 from __future__ import annotations
@@ -132,17 +132,6 @@ def due_instant(day: date, at: time, tz: ZoneInfo) -> datetime:
 def next_local_midnight(day: date, tz: ZoneInfo) -> datetime:
     """The UTC instant local `day` ends (start of the next day, DST-aware)."""
     return due_instant(day + timedelta(days=1), time(0, 0), tz)
-
-
-def backoff(attempt: int, base: float, cap: float, retry_after: float | None = None) -> float:
-    """Seconds to wait after failed attempt number `attempt` (1-based): doubling, capped.
-
-    A server-given Retry-After wins when it is longer, since retrying sooner only fails again.
-    """
-    delay = min(cap, base * (2.0 ** max(0, attempt - 1)))
-    if retry_after is not None:
-        delay = max(delay, retry_after)
-    return max(0.0, delay)
 
 
 # -- the pool -----------------------------------------------------------------------------

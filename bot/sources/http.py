@@ -21,6 +21,7 @@ from typing import Any
 import aiohttp
 
 from bot.config import SourcesSettings
+from bot.timing import backoff
 
 log = logging.getLogger(__name__)
 
@@ -56,12 +57,6 @@ def retry_after_seconds(value: str | None, now: float | None = None) -> float | 
     except (TypeError, ValueError):
         return None
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
-
-
-def backoff_delay(attempt: int, base: float, cap: float, retry_after: float | None) -> float:
-    """Doubling delay from `base`, capped; a longer server-given Retry-After wins."""
-    delay: float = min(cap, base * (2 ** max(0, attempt - 1)))
-    return max(delay, retry_after or 0.0)
 
 
 class PoliteClient:
@@ -148,7 +143,7 @@ class PoliteClient:
                     raise FetchError(f"{final}: {problem}, asked to wait {retry_after:.0f} s")
                 if attempt > settings.max_retries:
                     raise FetchError(f"{final}: {problem} after {attempt} attempts")
-                delay = backoff_delay(
+                delay = backoff(
                     attempt, settings.retry_base_seconds, settings.retry_max_seconds, retry_after
                 )
                 log.warning(

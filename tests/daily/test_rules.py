@@ -7,7 +7,6 @@ from hypothesis import strategies as st
 
 from bot.daily.rules import (
     DailyError,
-    backoff,
     draw,
     due_instant,
     local_date,
@@ -111,12 +110,6 @@ def test_local_date_and_midnight():
     assert next_local_midnight(date(2025, 3, 9), NY) - next_local_midnight(
         date(2025, 3, 8), NY
     ) == (datetime(2, 1, 1, 23) - datetime(2, 1, 1))
-
-
-def test_backoff_doubles_caps_and_honours_retry_after():
-    assert [backoff(n, 30, 100) for n in (1, 2, 3, 4)] == [30, 60, 100, 100]
-    assert backoff(1, 30, 100, retry_after=250) == 250
-    assert backoff(3, 30, 100, retry_after=5) == 100
 
 
 ids_strategy = st.sets(

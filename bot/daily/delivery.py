@@ -1,0 +1,191 @@
+"""Getting one day's pick onto Discord exactly once: claim it, look for an earlier attempt's
+message before resending, retry with backoff until the day or the retry window ends, and
+settle attempts of earlier days without re-sending them.
+
+Split from the scheduler, which decides *when* a server's post is due; every step here is
+recorded before and after the HTTP call, so a crash at any moment is recovered by the next run.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from bot.config import DailySettings
+from bot.daily.picking import Picker
+from bot.daily.rules import PermanentPostError, Poster, TransientPostError, next_local_midnight
+from bot.storage.records import Pick, PostOutcome, Schedule
+from bot.storage.store import Storage
+from bot.timing import Clock, backoff
+
+log = logging.getLogger(__name__)
+
+CLOCK_SKEW = timedelta(minutes=10)  # see `Delivery.since`
+
+
+class Delivery:
+    """Posts picks through a `Poster` and records each outcome; one instance per scheduler."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        poster: Poster,
+        picker: Picker,
+        settings: DailySettings,
+        clock: Clock,
+        owner: str,
+    ) -> None:
+        self.storage = storage
+        self.poster = poster
+        self.picker = picker
+        self.settings = settings
+        self.clock = clock
+        # This process's name on the claims it writes (see DailyScheduler.owner).
+        self.owner = owner
+
+    async def settle_stale(
+        self, schedule: Schedule, stale: list[Pick], now: datetime
+    ) -> list[PostOutcome]:
+        """Resolve attempts of earlier days; never re-send them (no post per missed day)."""
+        outcomes = []
+        for pick in stale:
+            if pick.claimed_by_other(self.owner, now):
+                continue  # another process is sending it right now: its outcome will be recorded
+            day = date.fromisoformat(pick.local_date)
+            try:
+                found = await self.poster.find_existing(
+                    pick.channel_id or schedule.channel_id, pick.marker, self.since(pick)
+                )
+            except TransientPostError:
+                continue
+            except PermanentPostError as exc:
+                found, error = None, exc.reason
+            else:
+                error = "the day ended before the post was confirmed"
+            if found is not None:
+                await self.storage.mark_sent(pick.guild_id, pick.local_date, found, now)
+            else:
+                await self.storage.mark_failed(pick.guild_id, pick.local_date, error, now)
+            outcomes.append(
+                PostOutcome(
+                    pick.guild_id,
+                    day,
+                    "resolved",
+                    pick.paper_id,
+                    "found" if found is not None else error,
+                )
+            )
+        return outcomes
+
+    async def deliver(
+        self, schedule: Schedule, pick: Pick, day: date, tz: ZoneInfo, now: datetime
+    ) -> PostOutcome:
+        """Post today's pick unless it is claimed elsewhere or already on Discord."""
+        guild_id = schedule.guild_id
+        if pick.claimed_by_other(self.owner, now):
+            log.info("guild %d: %s is being posted by %s", guild_id, day, pick.claim_owner)
+            return PostOutcome(guild_id, day, "claimed", pick.paper_id, pick.claim_owner)
+        if pick.attempts > 0:
+            # An earlier attempt may have reached Discord (crash, timeout): look before resending.
+            channel = pick.channel_id or schedule.channel_id
+            try:
+                found = await self.poster.find_existing(channel, pick.marker, self.since(pick))
+            except TransientPostError as exc:
+                return await self._retry(pick, day, tz, now, exc, exc.retry_after)
+            except PermanentPostError as exc:
+                return await self._stop(pick, day, now, exc.reason)
+            if found is not None:
+                await self.storage.mark_sent(guild_id, pick.local_date, found, now, channel)
+                log.info("guild %d: %s was already posted (message %d)", guild_id, day, found)
+                return PostOutcome(guild_id, day, "found", pick.paper_id)
+        # Not on Discord: if its paper left the corpus meanwhile, post another one.
+        async with self.picker.lock:
+            pick = await self.picker.still_there(pick, schedule.topic, now)
+        deadline = self.deadline(pick, day, tz, now)
+        if now >= deadline:
+            return await self._give_up(pick, day, now)
+        claimed = await self.storage.mark_sending(
+            guild_id,
+            pick.local_date,
+            schedule.channel_id,
+            now,
+            owner=self.owner,
+            lease_until=now + timedelta(seconds=self.settings.claim_seconds),
+            attempts=pick.attempts,
+        )
+        if claimed is None:
+            log.info("guild %d: another process claimed the post for %s first", guild_id, day)
+            return PostOutcome(guild_id, day, "claimed", pick.paper_id)
+        pick = claimed
+        try:
+            message_id = await self.poster.post(
+                guild_id, schedule.channel_id, pick.paper_id, day, pick.marker
+            )
+        except TransientPostError as exc:
+            return await self._retry(pick, day, tz, now, exc, exc.retry_after)
+        except PermanentPostError as exc:
+            return await self._stop(pick, day, now, exc.reason)
+        except Exception as exc:
+            log.exception("guild %d: unexpected error posting; will retry", guild_id)
+            return await self._retry(pick, day, tz, now, exc, None)
+        await self.storage.mark_sent(guild_id, pick.local_date, message_id, self.clock.now())
+        log.info(
+            "guild %d: posted %s for %s (message %d)", guild_id, pick.paper_id, day, message_id
+        )
+        return PostOutcome(guild_id, day, "sent", pick.paper_id)
+
+    @staticmethod
+    def since(pick: Pick) -> datetime | None:
+        """From when to read a channel for an earlier attempt's post: its first attempt, less
+        a margin for the clocks of this host and Discord's disagreeing."""
+        return pick.first_attempt_at - CLOCK_SKEW if pick.first_attempt_at else None
+
+    def deadline(self, pick: Pick, day: date, tz: ZoneInfo, now: datetime) -> datetime:
+        """Retries stop after the retry window or when the local day ends, whichever first."""
+        window = timedelta(hours=self.settings.retry_window_hours)
+        return min((pick.first_attempt_at or now) + window, next_local_midnight(day, tz))
+
+    async def _retry(
+        self,
+        pick: Pick,
+        day: date,
+        tz: ZoneInfo,
+        now: datetime,
+        exc: Exception,
+        retry_after: float | None,
+    ) -> PostOutcome:
+        error = str(exc) or type(exc).__name__
+        delay = backoff(
+            max(1, pick.attempts),
+            self.settings.retry_base_seconds,
+            self.settings.retry_max_seconds,
+            retry_after,
+        )
+        when = now + timedelta(seconds=delay)
+        if when >= self.deadline(pick, day, tz, now):
+            return await self._give_up(pick, day, now, error)
+        await self.storage.mark_retry(pick.guild_id, pick.local_date, error, when, now)
+        log.warning(
+            "guild %d: post for %s failed (%s); retrying at %s",
+            pick.guild_id,
+            day,
+            error,
+            when.isoformat(),
+        )
+        return PostOutcome(pick.guild_id, day, "retry", pick.paper_id, error)
+
+    async def _give_up(
+        self, pick: Pick, day: date, now: datetime, error: str | None = None
+    ) -> PostOutcome:
+        reason = f"gave up for {day} after {pick.attempts} attempt(s): {error or pick.error}"
+        await self.storage.mark_failed(pick.guild_id, pick.local_date, reason, now)
+        log.warning("guild %d: %s", pick.guild_id, reason)
+        return PostOutcome(pick.guild_id, day, "failed", pick.paper_id, reason)
+
+    async def _stop(self, pick: Pick, day: date, now: datetime, reason: str) -> PostOutcome:
+        await self.storage.mark_failed(
+            pick.guild_id, pick.local_date, reason, now, stop_schedule=True
+        )
+        log.warning("guild %d: daily schedule stopped: %s", pick.guild_id, reason)
+        return PostOutcome(pick.guild_id, day, "stopped", pick.paper_id, reason)
