@@ -8,7 +8,7 @@ import discord
 from discord import app_commands
 
 from bot.app import limits
-from bot.app.components import VENUE_MAX
+from bot.app.pages import VENUE_MAX
 from bot.app.respond import NotOwner
 from bot.search import refs
 from bot.search.models import SearchError

@@ -4,145 +4,59 @@ Each class is a `discord.ui.DynamicItem` registered once in `setup_hook`; Discor
 custom_id back with every click, and the item rebuilds what it needs from it. Every custom_id
 is built by `limits.custom_id`:
 
-    pb:s:{page}:{limit}:{venue}:{query}   a page of /search results (◀ ▶)
-    pb:l:{page}:{limit}:{paper}           a page of "more like" results (◀ ▶)
-    pb:n:{page}:{limit}:{venue}:{days}    a page of /new (◀ ▶)
+    pb:s:…, pb:l:…, pb:n:…                 a page of results (◀ ▶): `bot.app.pages.PageState`
     pb:open                                the menu opening one hit (the value is the paper)
     pb:more:{paper}                        "More like this" on a paper's detail
     pb:share                               post this ephemeral reply to the channel
     pb:save:…, pb:lib:…, pb:fb:…               Save, library and follow-notice pages (`saving`)
-
-`{paper}` is the paper id, or its key (`bot.search.refs`: `~` and 12 hex digits) when the id
-is too long to fit; `{venue}` is the venue filter, or the key of a venue name longer than
-`VENUE_INLINE` or holding ":". Keys depend on the id or name only, so a button keeps working
-after a restart and after a corpus reload that keeps its paper; when the paper or venue is
-gone, the click answers so. A query too long for the custom_id (a pasted title) is stored as
-`QUERY_IN_MESSAGE` instead: the button then reads the query back from the message it sits
-on, whose embed title is "🔎 {query}" (`QUERY_MAX` keeps that title whole within 256).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 import discord
 
 from bot.app import limits, render, respond, saving
-from bot.app.items import BotItem, Match
-from bot.app.markdown import escape
+from bot.app.items import BotButton, BotItem, Match, PaperButton
+from bot.app.pages import (
+    LIMIT_MAX,
+    PAGE_MAX,
+    QUERY_IN_MESSAGE,
+    QUERY_MAX,
+    VENUE_MAX,
+    PageKind,
+    PageState,
+    page_limit,
+    query_from_message,
+)
 from bot.search import refs
-from bot.search.models import Filters, Paper, SearchResult
-from bot.search.recent import newest
+from bot.search.models import Paper, SearchResult
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
     from bot.search.engine import SearchEngine
 
-QUERY_MAX = 250
-QUERY_IN_MESSAGE = "^"
-SEARCH_TITLE_PREFIX = "🔎 "
-VENUE_MAX = limits.CHOICE_VALUE  # a venue option holds any autocomplete value
-VENUE_INLINE = 24  # longer venue names travel in a custom_id as their key
-LIMIT_MAX = 10  # hits per page: a custom_id holds it in two digits, a menu lists them all
-PAGE_MAX = 9999
-# A results message lists a search ("s") or the papers like one paper ("l").
-PageKind = Literal["s", "l", "n"]
-
-
-def page_limit(requested: int) -> int:
-    """Hits per page as every surface shows them (/search, /similar, buttons, the console):
-    `requested` (a setting, an option, a clicked custom_id) brought within 1..LIMIT_MAX."""
-    return max(1, min(LIMIT_MAX, requested))
-
-
-def _inline_venue(venue: str) -> bool:
-    return ":" not in venue and len(venue) <= VENUE_INLINE and not refs.is_key(venue)
-
-
-@dataclass(frozen=True, slots=True)
-class PageState:
-    """Which results a message shows: a search ("s"), papers like one paper ("l"), or the
-    papers added in the last days ("n", bot/search/recent.py)."""
-
-    kind: PageKind
-    ref: str  # the query; the paper id (or its key, from a custom_id); or the number of days
-    page: int = 1
-    limit: int = 5
-    venue: str = ""  # a venue filter (or the key of a venue name, as read from a custom_id)
-    paged: bool = True  # False when the venue cannot travel in a custom_id: no ◀ ▶
-
-    def custom_id(self, page: int) -> str | None:
-        """The custom_id of a button showing `page`; None when the state cannot be carried."""
-        if page > PAGE_MAX or not self.paged:
-            return None
-        if self.kind in ("s", "n"):
-            venue = self.venue if _inline_venue(self.venue) else refs.key_of(self.venue)
-            head: tuple[object, ...] = ("pb", self.kind, page, self.limit, venue)
-            room = limits.custom_id_room(*head)
-            if len(self.ref) <= room:
-                return limits.custom_id(*head, self.ref)
-            return limits.custom_id(*head, QUERY_IN_MESSAGE) if self.kind == "s" else None
-        head = ("pb", "l", page, self.limit)
-        return limits.custom_id(*head, refs.ref_for(self.ref, limits.custom_id_room(*head)))
-
-    def resolved(self, engine: SearchEngine) -> PageState:
-        """Keys replaced by the paper id or venue name they stand for (raises `StaleRef` when
-        the corpus no longer has them); a venue filter that is neither short nor a venue's
-        exact name cannot travel as a key, so its results get no ◀ ▶."""
-        if self.kind == "l":
-            return replace(self, ref=refs.find_paper(engine, self.ref).id)
-        if not self.venue:
-            return self
-        venue = refs.canonical_venue(engine, refs.find_venue(engine, self.venue))
-        paged = _inline_venue(venue) or venue in engine.venues()
-        return replace(self, venue=venue, paged=paged)
-
-    def run(self, engine: SearchEngine) -> SearchResult:
-        """The page's results for a resolved state (CPU work: call through `respond.compute`)."""
-        offset = (self.page - 1) * self.limit
-        if self.kind == "s":
-            filters = Filters(venue=self.venue) if self.venue else None
-            return engine.search(self.ref, limit=self.limit, offset=offset, filters=filters)
-        if self.kind == "n":
-            return newest(
-                engine, self.days, venue=self.venue or None, limit=self.limit, offset=offset
-            )
-        return engine.similar(self.ref, limit=self.limit, offset=offset)
-
-    @property
-    def days(self) -> int:
-        return int(self.ref) if self.ref.isdigit() else 7
-
-    def heading(self, engine: SearchEngine) -> str | None:
-        """The embed title of "more like" results (markdown: the paper's title is escaped)."""
-        if self.kind == "l":
-            return "More like: " + escape(render.title_text(engine.paper(self.ref)))
-        if self.kind == "n":
-            return f"🆕 New papers: added in the last {self.days} day" + "s" * (self.days != 1)
-        return None
-
-    def empty_text(self) -> str | None:
-        """What an empty first page says (None: the search wording)."""
-        if self.kind != "n":
-            return None
-        where = f" in {self.venue}" if self.venue else ""
-        return (
-            f"No paper was added{where} in the last {self.days} day{'s' * (self.days != 1)}. "
-            "Papers arrive when the bot's sources are refreshed; try more days "
-            "(`/new days:30`) or `/search`."
-        )
-
-
-def query_from_message(message: discord.Message | None) -> str | None:
-    """The query of a results message, from its embed title "🔎 {query}"."""
-    if message is None or not message.embeds:
-        return None
-    title = message.embeds[0].title or ""
-    return (
-        title.removeprefix(SEARCH_TITLE_PREFIX) if title.startswith(SEARCH_TITLE_PREFIX) else None
-    )
+# Page state moved to bot.app.pages; these names stay importable from here.
+__all__ = [
+    "DYNAMIC_ITEMS",
+    "LIMIT_MAX",
+    "PAGE_MAX",
+    "QUERY_MAX",
+    "VENUE_MAX",
+    "MoreLikeButton",
+    "OpenMenu",
+    "PageButton",
+    "PageState",
+    "ShareButton",
+    "page_limit",
+    "paper_view",
+    "results_view",
+    "show_page",
+    "show_paper",
+]
 
 
 def engine_of(interaction: discord.Interaction[PaperBot]) -> SearchEngine:
@@ -238,7 +152,7 @@ async def show_paper(
 
 
 class PageButton(
-    BotItem[discord.ui.Button[discord.ui.View]],
+    BotButton,
     template=re.compile(
         r"pb:(?P<kind>[sln]):(?P<page>\d{1,4}):(?P<limit>\d{1,2}):"
         r"(?:(?P<venue>[^:]*):)?(?P<ref>.+)",
@@ -251,11 +165,7 @@ class PageButton(
         cid = state.custom_id(state.page)
         if cid is None:
             raise ValueError("page state does not fit a custom_id")
-        super().__init__(
-            discord.ui.Button(
-                label=label, custom_id=cid, row=1, style=discord.ButtonStyle.secondary
-            )
-        )
+        super().__init__(cid, label=label, row=1)
         self.state = state
 
     @classmethod
@@ -270,16 +180,14 @@ class PageButton(
             ref = match["ref"]
         if kind == "s" and ref == QUERY_IN_MESSAGE:
             ref = query_from_message(interaction.message) or ref
-        state = PageState(
+        button = cls.kept(item)  # keep the clicked custom_id as is
+        button.state = PageState(
             kind=kind,
             ref=ref,
             page=max(1, int(match["page"])),
             limit=page_limit(int(match["limit"])),
             venue=(match["venue"] or "") if kind in ("s", "n") else "",
         )
-        button = cls.__new__(cls)
-        discord.ui.DynamicItem.__init__(button, item)  # keep the clicked custom_id as is
-        button.state = state
         return button
 
     async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:
@@ -318,9 +226,7 @@ class OpenMenu(BotItem[discord.ui.Select[discord.ui.View]], template=r"pb:open")
     def restore(
         cls, interaction: discord.Interaction[PaperBot], item: discord.ui.Item[Any], match: Match
     ) -> OpenMenu:
-        menu = cls.__new__(cls)
-        discord.ui.DynamicItem.__init__(menu, item)
-        return menu
+        return cls.kept(item)
 
     async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:
         values = respond.data_of(interaction).get("values") or []
@@ -328,34 +234,13 @@ class OpenMenu(BotItem[discord.ui.Select[discord.ui.View]], template=r"pb:open")
         await show_paper(interaction, ref, ephemeral=ephemeral_default(interaction))
 
 
-class MoreLikeButton(
-    BotItem[discord.ui.Button[discord.ui.View]],
-    template=re.compile(r"pb:more:(?P<ref>.+)", re.S),
-):
+class MoreLikeButton(PaperButton, template=re.compile(r"pb:more:(?P<ref>.+)", re.S)):
     """ "More like this" under a paper: the first page of papers similar to it."""
 
-    def __init__(self, paper_id: str) -> None:
-        head = ("pb", "more")
-        super().__init__(
-            discord.ui.Button(
-                label="More like this",
-                custom_id=limits.custom_id(
-                    *head, refs.ref_for(paper_id, limits.custom_id_room(*head))
-                ),
-                style=discord.ButtonStyle.primary,
-                emoji="🔁",
-            )
-        )
-        self.paper_ref = paper_id
-
-    @classmethod
-    def restore(
-        cls, interaction: discord.Interaction[PaperBot], item: discord.ui.Item[Any], match: Match
-    ) -> MoreLikeButton:
-        button = cls.__new__(cls)
-        discord.ui.DynamicItem.__init__(button, item)  # the ref may be a key: keep it as sent
-        button.paper_ref = match["ref"]
-        return button
+    HEAD = "more"
+    LABEL = "More like this"
+    STYLE = discord.ButtonStyle.primary
+    EMOJI = "🔁"
 
     async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:
         limit = page_limit(interaction.client.settings.search.page_size)
@@ -363,18 +248,15 @@ class MoreLikeButton(
         await show_page(interaction, state, edit=False, ephemeral=ephemeral_default(interaction))
 
 
-class ShareButton(BotItem[discord.ui.Button[discord.ui.View]], template=r"pb:share"):
+class ShareButton(BotButton, template=r"pb:share"):
     """Posts the embeds of an ephemeral reply to the channel, credited to who shared it."""
 
+    LABEL = "Share"
+    STYLE = discord.ButtonStyle.success
+    EMOJI = "📣"
+
     def __init__(self) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label="Share",
-                custom_id=limits.custom_id("pb", "share"),
-                emoji="📣",
-                style=discord.ButtonStyle.success,
-            )
-        )
+        super().__init__(limits.custom_id("pb", "share"))
 
     @classmethod
     def restore(

@@ -1,4 +1,6 @@
-"""The base of every persistent component of the bot (`bot.app.components`, `bot.app.saving`).
+"""The base of every persistent component of the bot (`bot.app.components`, `bot.app.saving`):
+how one is rebuilt from a click, how a button is built from its class's look, and the button
+about one paper whose custom_id carries the paper's id or key.
 
 Kept apart so both modules can build on it without importing each other.
 """
@@ -6,17 +8,19 @@ Kept apart so both modules can build on it without importing each other.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
 import discord
 
-from bot.app import respond
+from bot.app import limits, respond
+from bot.search import refs
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
 
 ItemT = TypeVar("ItemT", bound=discord.ui.Item[Any], covariant=True)
 Match = re.Match[str]
+Button = discord.ui.Button[discord.ui.View]
 
 
 class BotItem(discord.ui.DynamicItem[ItemT], template=r"(?!)"):
@@ -44,6 +48,14 @@ class BotItem(discord.ui.DynamicItem[ItemT], template=r"(?!)"):
     ) -> Self:
         raise NotImplementedError
 
+    @classmethod
+    def kept(cls, item: discord.ui.Item[Any]) -> Self:
+        """An instance around the clicked item with its custom_id kept as sent (it may hold a
+        key, not the id it stands for), for `restore`."""
+        rebuilt = cls.__new__(cls)
+        discord.ui.DynamicItem.__init__(rebuilt, item)
+        return rebuilt
+
     async def callback(
         self,
         interaction: discord.Interaction[PaperBot],  # type: ignore[override]  # see class doc
@@ -52,3 +64,43 @@ class BotItem(discord.ui.DynamicItem[ItemT], template=r"(?!)"):
 
     async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:
         raise NotImplementedError
+
+
+class BotButton(BotItem[Button], template=r"(?!)"):
+    """A persistent button: its look is declared on the class, its custom_id per instance."""
+
+    LABEL: ClassVar[str] = ""
+    STYLE: ClassVar[discord.ButtonStyle] = discord.ButtonStyle.secondary
+    EMOJI: ClassVar[str | None] = None
+
+    def __init__(self, custom_id: str, *, label: str | None = None, row: int | None = None) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label or self.LABEL,
+                custom_id=custom_id,
+                style=self.STYLE,
+                emoji=self.EMOJI,
+                row=row,
+            )
+        )
+
+
+class PaperButton(BotButton, template=r"(?!)"):
+    """A button about one paper, custom_id `pb:{HEAD}:{paper}`: the paper's id, or its key when
+    the id is too long (`bot.search.refs`). Subclasses set HEAD and a template reading `ref`."""
+
+    HEAD: ClassVar[str]
+
+    def __init__(self, paper_id: str) -> None:
+        head = ("pb", self.HEAD)
+        ref = refs.ref_for(paper_id, limits.custom_id_room(*head))
+        super().__init__(limits.custom_id(*head, ref))
+        self.paper_ref = paper_id
+
+    @classmethod
+    def restore(
+        cls, interaction: discord.Interaction[PaperBot], item: discord.ui.Item[Any], match: Match
+    ) -> Self:
+        button = cls.kept(item)
+        button.paper_ref = match["ref"]
+        return button

@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.app import library, limits, render, respond
-from bot.app.items import BotItem, Match
-from bot.search import refs
+from bot.app.items import BotButton, BotItem, Button, Match, PaperButton
 from bot.storage.follows import Follows
 
 if TYPE_CHECKING:
@@ -29,9 +28,6 @@ if TYPE_CHECKING:
 
 NOTICE_PAGE = 10  # papers per follow notification page
 NOTICE_TITLE = re.compile(r"^🆕 New papers for “(.*)”$", re.S)
-
-
-Button = discord.ui.Button[discord.ui.View]
 
 
 def save_button(paper_id: str) -> SaveButton | None:
@@ -79,30 +75,12 @@ def notice_view(batch: str, page: int, pages: int) -> discord.ui.View | None:
     return view
 
 
-class SaveButton(BotItem[Button], template=re.compile(r"pb:save:(?P<ref>.+)", re.S)):
+class SaveButton(PaperButton, template=re.compile(r"pb:save:(?P<ref>.+)", re.S)):
     """Save under a paper: adds it to the clicker's library; the answer only they see."""
 
-    def __init__(self, paper_id: str) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label="Save",
-                custom_id=limits.custom_id(
-                    "pb", "save", refs.ref_for(paper_id, limits.custom_id_room("pb", "save"))
-                ),
-                style=discord.ButtonStyle.secondary,
-                emoji="📚",
-            )
-        )
-        self.paper_id = paper_id
-
-    @classmethod
-    def restore(
-        cls, interaction: discord.Interaction[PaperBot], item: discord.ui.Item[Any], match: Match
-    ) -> SaveButton:
-        button = cls.__new__(cls)
-        discord.ui.DynamicItem.__init__(button, item)  # the ref may be a key: keep it as sent
-        button.paper_id = match["ref"]
-        return button
+    HEAD = "save"
+    LABEL = "Save"
+    EMOJI = "📚"
 
     async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:
         bot = interaction.client
@@ -111,24 +89,18 @@ class SaveButton(BotItem[Button], template=re.compile(r"pb:save:(?P<ref>.+)", re
             store,
             bot.engine,
             interaction.user.id,
-            self.paper_id,
+            self.paper_ref,
             interaction.guild_id,
             max_saved=bot.settings.library.max_saved,
         )
         await respond.send(interaction, content=library.saved_text(paper, new), ephemeral=True)
 
 
-class LibraryPageButton(BotItem[Button], template=r"pb:lib:(?P<page>\d{1,5})"):
+class LibraryPageButton(BotButton, template=r"pb:lib:(?P<page>\d{1,5})"):
     """◀ ▶ of `/library show`: always the clicker's own library (the reply is theirs only)."""
 
     def __init__(self, page: int, label: str = "▶") -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=label,
-                custom_id=limits.custom_id("pb", "lib", page),
-                style=discord.ButtonStyle.secondary,
-            )
-        )
+        super().__init__(limits.custom_id("pb", "lib", page), label=label)
         self.page = page
 
     @classmethod
@@ -158,19 +130,11 @@ async def show_library(
     )
 
 
-class NoticePageButton(
-    BotItem[Button], template=r"pb:fb:(?P<batch>[0-9a-f]{1,32}):(?P<page>\d{1,4})"
-):
+class NoticePageButton(BotButton, template=r"pb:fb:(?P<batch>[0-9a-f]{1,32}):(?P<page>\d{1,4})"):
     """◀ ▶ under a follow notification: the other papers of the same batch."""
 
     def __init__(self, batch: str, page: int, label: str = "▶") -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=label,
-                custom_id=limits.custom_id("pb", "fb", batch, page),
-                style=discord.ButtonStyle.secondary,
-            )
-        )
+        super().__init__(limits.custom_id("pb", "fb", batch, page), label=label)
         self.batch = batch
         self.page = page
 
@@ -206,18 +170,15 @@ def notice_query(message: discord.Message | None) -> str:
     return "your follow"
 
 
-class ForgetButton(BotItem[Button], template=r"pb:forget:(?P<user>\d{1,20})"):
+class ForgetButton(BotButton, template=r"pb:forget:(?P<user>\d{1,20})"):
     """The confirmation of `/library clear`; only the reader who asked can press it."""
 
+    LABEL = "Delete my data"
+    STYLE = discord.ButtonStyle.danger
+    EMOJI = "🗑️"
+
     def __init__(self, user_id: int) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label="Delete my data",
-                custom_id=limits.custom_id("pb", "forget", user_id),
-                style=discord.ButtonStyle.danger,
-                emoji="🗑️",
-            )
-        )
+        super().__init__(limits.custom_id("pb", "forget", user_id))
         self.user_id = user_id
 
     @classmethod

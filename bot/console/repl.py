@@ -5,7 +5,7 @@ A newcomer without a Discord token can try every command at once: `/search optim
 `open N`, `more`, `/save` in place of the buttons; `/library ...` and `/follow ...` work on the
 bot's database for one local reader (`bot.console.library`). The answers come from the same
 engine, page logic
-(`bot.app.components.PageState`) and embeds (`bot.app.render`) as in Discord. When stdin is not a
+(`bot.app.pages.PageState`) and embeds (`bot.app.render`) as in Discord. When stdin is not a
 terminal (CI, a pipe) it reads commands without prompting and stops at end of input.
 """
 

@@ -5,16 +5,8 @@ from __future__ import annotations
 import discord
 
 from bot.app import limits, render
-from bot.app.components import (
-    LIMIT_MAX,
-    PAGE_MAX,
-    QUERY_MAX,
-    VENUE_MAX,
-    PageButton,
-    PageState,
-    paper_view,
-    results_view,
-)
+from bot.app.components import PageButton, paper_view, results_view
+from bot.app.pages import LIMIT_MAX, PAGE_MAX, QUERY_MAX, VENUE_MAX, PageState
 from bot.search import refs
 from bot.search.engine import SearchEngine
 from bot.search.models import Hit, Link, Paper, SearchResult

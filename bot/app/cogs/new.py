@@ -15,7 +15,7 @@ from discord.ext import commands
 
 from bot.app import components
 from bot.app.checks import effective_venue, venue_autocomplete
-from bot.app.components import LIMIT_MAX, VENUE_MAX, PageState, page_limit
+from bot.app.pages import LIMIT_MAX, VENUE_MAX, PageState, page_limit
 from bot.search.recent import MAX_DAYS
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from discord.ext import commands
 
 from bot.app import components, limits, render, respond
 from bot.app.checks import effective_venue, venue_autocomplete
-from bot.app.components import VENUE_MAX, PageState
+from bot.app.pages import VENUE_MAX, PageState, page_limit
 from bot.search import refs
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ class Papers(commands.Cog):
         found = await respond.compute(
             interaction, refs.find_paper, engine, paper, ephemeral=self.ephemeral
         )
-        size = components.page_limit(self.bot.settings.search.page_size)
+        size = page_limit(self.bot.settings.search.page_size)
         await components.show_page(
             interaction,
             PageState(kind="l", ref=found.id, limit=size),

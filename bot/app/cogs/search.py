@@ -10,7 +10,7 @@ from discord.ext import commands
 
 from bot.app import components, limits
 from bot.app.checks import effective_venue, venue_autocomplete
-from bot.app.components import LIMIT_MAX, QUERY_MAX, VENUE_MAX, PageState, page_limit
+from bot.app.pages import LIMIT_MAX, QUERY_MAX, VENUE_MAX, PageState, page_limit
 from bot.search.models import EmptyQuery, SearchError
 
 if TYPE_CHECKING:

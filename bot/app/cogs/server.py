@@ -17,7 +17,7 @@ from discord.ext import commands
 
 from bot.app import library, markdown, render, respond
 from bot.app.checks import manager_only, venue_autocomplete
-from bot.app.components import VENUE_MAX
+from bot.app.pages import VENUE_MAX
 from bot.search import refs
 from bot.storage.library import Library
 
