@@ -7,7 +7,6 @@ scored by the postings index and cut to the requested page by `top_k`.
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 import logging
 import random as random_module
@@ -22,24 +21,28 @@ import numpy as np
 from bot.config import SearchSettings, Settings
 from bot.search.analyzer import Analyzer, fold
 from bot.search.authors import AuthorIndex
+from bot.search.columns import IdLookup
 from bot.search.corpus import VENUE_NAMES, LoadProblem, LoadReport, load_corpus
 from bot.search.feedback import distinctive_terms, expand
-from bot.search.index import BM25Index, BM25Params, IndexCacheError, top_k
+from bot.search.index import BM25Index, BM25Params, IndexCacheError, saved_digests, top_k
+from bot.search.integrity import IntegrityCheck
 from bot.search.models import (
     BadFilter,
     EmptyQuery,
     Filters,
     Hit,
+    IndexDamaged,
     Paper,
     Plan,
     SearchResult,
     UnknownPaper,
 )
-from bot.search.paperstore import PaperStore, StoreError, save_store, storable
+from bot.search.paperstore import PaperStore, StoreError, digests, save_store, storable
 from bot.search.query import merge_filters, parse_query
 from bot.search.savedfiles import remove_stale
 from bot.search.snippets import make_snippet
 from bot.search.spelling import Speller
+from bot.search.titleindex import TitleIndex
 
 log = logging.getLogger(__name__)
 
@@ -91,14 +94,18 @@ class SearchEngine:
             # A saved store (SearchEngine.load): papers are decoded on access, and the columns
             # below come ready-made instead of from a pass over every paper.
             self.papers: Sequence[Paper] = papers
-            self._ids, titles = papers.ids, papers.titles
+            self._ids: Sequence[str] = papers.ids
+            titles: Sequence[str] = papers.titles
             self._venues = list(papers.venues)
             self._venue_of, self._year_of = papers.venue_of, papers.year_of
-            self.added: list[str | None] = papers.added
+            self.added: Sequence[str | None] = papers.added
+            self._lookup, self._title_index = papers.lookup, papers.title_index
         else:
             self.papers = list(papers)
             self._ids = [p.id for p in self.papers]
             titles = [p.title for p in self.papers]
+            self._lookup = IdLookup.of(self._ids)
+            self._title_index = TitleIndex.of(titles)
             self._venues = sorted({p.venue for p in self.papers})
             venue_pos = {v: i for i, v in enumerate(self._venues)}
             self._venue_of = np.array([venue_pos[p.venue] for p in self.papers], dtype=np.int32)
@@ -112,27 +119,19 @@ class SearchEngine:
         if self.index.n_docs != len(self.papers):
             raise ValueError("index and corpus disagree on the number of papers")
         self._titles = titles
-        self._by_id = dict(zip(self._ids, range(len(self._ids)), strict=True))
-        # Autocomplete scans one folded string with str.find (C speed), not a Python loop.
-        # fold() of an ASCII title is its lowercase: the fast path gives the same string.
-        folded = [t.lower() if t.isascii() else fold(t).replace("\n", " ") for t in titles]
-        self._titles_blob = "\n".join(folded)
-        starts = np.zeros(len(folded), dtype=np.int64)
-        if folded:
-            np.cumsum(
-                np.fromiter(map(len, folded[:-1]), dtype=np.int64, count=len(folded) - 1) + 1,
-                out=starts[1:],
-            )
-        self._title_starts = starts.tolist()
-        self._title_pos: dict[str, int] = {}
         # How the corpus was read (files, skipped records, problems); set by `load`.
         self.load_report: LoadReport | None = None
-        for i, title in enumerate(folded):
-            self._title_pos.setdefault(title, i)
+        # The digest check of the saved files (`load`), and what it found damaged.
+        self.integrity: IntegrityCheck | None = None
+        self._damaged: str | None = None
 
     @classmethod
     def load(cls, settings: Settings) -> SearchEngine:
-        """Load the configured corpus; reuse the saved index when its key still matches."""
+        """Load the configured corpus; reuse the saved index when its key still matches.
+
+        A reused index and store are checked by size here and by digest in the background
+        (`bot.search.integrity`); damage found there makes the engine refuse searches and
+        rebuild itself (`_rebuild`), and the next start rebuilds too."""
         started = time.perf_counter()
         files = list(settings.corpus.files)
         analyzer = Analyzer()
@@ -223,32 +222,69 @@ class SearchEngine:
             "saved" if index is not None else "new",
         )
         engine.load_report = report
+        checks = [(folder, saved_digests(folder))] if index is not None else []
+        if store is not None:
+            checks.append((store.folder, digests(store.meta)))
+        if checks:
+            engine.integrity = IntegrityCheck(
+                checks, lambda problem: engine._rebuild(settings, problem)
+            ).start()
         return engine
+
+    def _rebuild(self, settings: Settings, problem: str) -> None:
+        """Refuse while the saved files are rebuilt from the corpus, then serve the rebuilt
+        engine (same corpus, so the same positions: a search in flight stays consistent)."""
+        self._damaged = problem
+        try:
+            fresh = SearchEngine.load(settings)
+        except Exception:  # the corpus itself may be gone: keep refusing, say why
+            log.exception("could not rebuild the damaged index; searches are refused")
+            return
+        state = dict(vars(fresh), _damaged=problem)
+        vars(self).update(state)
+        for key in set(vars(self)) - set(state):  # caches built on the damaged index
+            vars(self).pop(key, None)
+        self._damaged = None
+        log.warning("index rebuilt after damage: %s", problem)
+
+    def wait_verified(self, timeout: float | None = None) -> bool:
+        """Wait for the saved files' digest check (and a rebuild it started); True if done."""
+        while True:
+            check = self.integrity
+            if check is None:
+                return True
+            if not check.wait(timeout):
+                return False
+            if self.integrity is check:
+                return True
+
+    @property
+    def damaged(self) -> str | None:
+        """What the integrity check found damaged, while the engine refuses to answer."""
+        return self._damaged
+
+    def _refuse_if_damaged(self) -> None:
+        if self._damaged is not None:
+            raise IndexDamaged()
 
     # -- lookups ----------------------------------------------------------------------------
 
     def paper(self, ref: str) -> Paper:
         """Exact id, then an id without its venue prefix, then the title (exact, then prefix)."""
+        self._refuse_if_damaged()
         ref = (ref or "").strip()
         if not ref:
             raise UnknownPaper(ref)
-        pos = self._by_id.get(ref)
+        pos = self._lookup.find(ref)
         if pos is not None:
             return self.papers[pos]
-        suffix = [self.papers[i] for i, pid in enumerate(self._ids) if pid.endswith("/" + ref)]
+        suffix = self._lookup.ending_with("/" + ref)
         if len(suffix) == 1:
-            return suffix[0]
+            return self.papers[suffix[0]]
         want = fold(ref).rstrip("…").strip()
-        # Titles are searched in the one folded blob: a match at a line start is a prefix.
-        exact = self._title_pos.get(want)
+        exact, prefix = self._title_index.title_match(want)
         if exact is not None:
             return self.papers[exact]
-        blob, starts = self._titles_blob, self._title_starts
-        prefix: list[int] = [0] if blob.startswith(want) else []
-        at = blob.find("\n" + want)
-        while at >= 0 and len(prefix) < 2:
-            prefix.append(bisect.bisect_right(starts, at + 1) - 1)
-            at = blob.find("\n" + want, at + 1)
         if len(prefix) == 1 or (prefix and len(want) >= 20):
             return self.papers[prefix[0]]
         raise UnknownPaper(ref)
@@ -270,7 +306,7 @@ class SearchEngine:
         return self.authors.complete(prefix, limit)
 
     def has_paper(self, paper_id: str) -> bool:
-        return paper_id in self._by_id
+        return self._lookup.find(paper_id) is not None
 
     def venues(self) -> dict[str, int]:
         counts = np.bincount(self._venue_of, minlength=len(self._venues)).tolist()
@@ -309,28 +345,16 @@ class SearchEngine:
 
     def _complete_positions(self, prefix: str, limit: int) -> list[int]:
         """Title prefix first, then word starts, then inside a title; an exact id first of all."""
+        if self._damaged is not None:  # autocomplete offers nothing rather than an error
+            return []
         want = fold(prefix or "").strip()
         if not want:
             return list(range(min(limit, len(self._ids))))
-        pos = self._by_id.get(prefix.strip())
-        found: list[int] = [pos] if pos is not None else []
-        blob, starts = self._titles_blob, self._title_starts
-        at = blob.find(want)
-        hits: list[tuple[int, int]] = []
-        seen = set(found)
-        while at >= 0 and len(hits) < limit * 8:
-            doc = bisect.bisect_right(starts, at) - 1
-            if doc not in seen:
-                seen.add(doc)
-                offset = at - starts[doc]
-                rank = 0 if offset == 0 else 1 if not blob[at - 1].isalnum() else 2
-                hits.append((rank, doc))
-            at = blob.find(want, at + 1)
-        hits.sort()
-        found.extend(doc for _rank, doc in hits)
-        return found[:limit]
+        pos = self._lookup.find(prefix.strip())
+        return self._title_index.complete(want, limit, [pos] if pos is not None else [])
 
     def random(self, venue: str | None = None, rng: random_module.Random | None = None) -> Paper:
+        self._refuse_if_damaged()
         rng = rng or random_module.Random()
         if venue:
             allowed = np.flatnonzero(np.isin(self._venue_of, self.resolve_venues(venue)))
@@ -476,6 +500,7 @@ class SearchEngine:
         best first-pass hits (`bot.search.feedback`). `suggest` looks for corrections of words
         the index does not know (people see them; evaluation and daily pools need none).
         """
+        self._refuse_if_damaged()
         parsed = parse_query(query or "")
         if parsed.problems:
             raise BadFilter(" ".join(parsed.problems))
@@ -543,7 +568,8 @@ class SearchEngine:
         paper's most distinctive terms by tf-idf (`similar_terms` of them), not its whole
         text, which would match nearly every paper through words like "propose"."""
         paper = self.paper(ref)
-        doc = self._by_id[paper.id]
+        doc = self._lookup.find(paper.id)
+        assert doc is not None, "a paper found by `paper` has a position"
         terms = distinctive_terms(
             self._doc_terms(doc),
             self.index.doc_freq,

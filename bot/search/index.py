@@ -24,7 +24,7 @@ from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
-from bot.search.savedfiles import atomic_folder, file_digest, read_meta
+from bot.search.savedfiles import atomic_folder, check_sizes, file_digest, read_meta
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -317,9 +317,12 @@ class BM25Index:
             vocab_path = tmp / "vocab.txt"
             vocab_path.write_text("\n".join(terms), encoding="utf-8")
             digests["vocab"] = file_digest(vocab_path)
+            sizes = {f"{n}.npy": (tmp / f"{n}.npy").stat().st_size for n in _ARRAYS}
+            sizes["vocab.txt"] = vocab_path.stat().st_size
             full_meta = dict(
                 meta,
                 format=INDEX_FORMAT,
+                sizes={name: {"bytes": size} for name, size in sizes.items()},
                 n_docs=self.n_docs,
                 n_terms=len(self.vocab),
                 digests=digests,
@@ -331,17 +334,14 @@ class BM25Index:
     def load(cls, folder: Path, expect: dict[str, Any], *, mmap: bool = False) -> BM25Index:
         """Load a saved index whose meta matches `expect`; raise IndexCacheError otherwise."""
         meta = read_meta(folder, "index", INDEX_FORMAT, expect, IndexCacheError)
-        digests = meta.get("digests", {})
         arrays = {}
         try:
-            for name in (*_ARRAYS, "vocab"):
-                path = folder / (f"{name}.npy" if name != "vocab" else "vocab.txt")
-                if file_digest(path) != digests.get(name):
-                    raise IndexCacheError(f"{folder}: {path.name} is damaged (checksum)")
-                if name != "vocab":
-                    arrays[name] = np.load(
-                        path, mmap_mode="r" if mmap else None, allow_pickle=False
-                    )
+            # Sizes here; digests after start-up (`saved_digests`, bot.search.integrity):
+            # hashing ~1.4 GB of arrays was most of a 1M-paper start.
+            check_sizes(folder, meta.get("sizes", {}), meta.get("sizes", {}), IndexCacheError)
+            for name in _ARRAYS:
+                path = folder / f"{name}.npy"
+                arrays[name] = np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
             text = (folder / "vocab.txt").read_text(encoding="utf-8")
         except (OSError, ValueError) as exc:
             raise IndexCacheError(f"{folder}: cannot read index ({exc})") from exc
@@ -370,6 +370,16 @@ class BM25Index:
             saturation=arrays["sat"],
             forward=arrays["forward"],
         )
+
+
+def saved_digests(folder: Path) -> dict[str, str]:
+    """File name -> digest of a saved index, for the check after start-up (`integrity`)."""
+    try:
+        meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+        digests = meta["digests"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise IndexCacheError(f"{folder}: no readable digests ({exc})") from exc
+    return {(f"{k}.npy" if k != "vocab" else "vocab.txt"): str(v) for k, v in digests.items()}
 
 
 PARALLEL_MIN_DOCS = 20_000

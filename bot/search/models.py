@@ -166,5 +166,15 @@ class UnknownPaper(SearchError):
         self.ref = ref
 
 
+class IndexDamaged(SearchError):
+    """The saved index failed its integrity check; answers wait for the rebuild."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The search index failed its integrity check and is being rebuilt. "
+            "Try again in a few minutes."
+        )
+
+
 class BadFilter(SearchError):
     """An unknown venue or an impossible year; the message lists what would work."""

@@ -21,12 +21,16 @@ from typing import Any, overload
 
 import numpy as np
 
+from bot.search.columns import IdLookup, OptionalColumn, StringColumn, id_orders, map_file
 from bot.search.models import Link, Paper
-from bot.search.savedfiles import atomic_folder, file_digest, read_meta
+from bot.search.savedfiles import atomic_folder, check_sizes, file_digest, read_meta
+from bot.search.titleindex import TitleIndex
 
 # 2: every file's size and digest in meta.json, checked at load; 3: `added` (first-seen)
-# column; 4: TL;DR, BibTeX, authors.jsonl
-STORE_FORMAT = 4
+# column; 4: TL;DR, BibTeX, authors.jsonl; 5: memory-mapped columns (line starts of ids,
+# titles and stamps, id orders) and the title index; digests checked off the start-up path
+STORE_FORMAT = 5
+_COLUMNS = ("ids", "titles", "added")
 _FILES = (
     "records.bin",
     "offsets.npy",
@@ -36,6 +40,15 @@ _FILES = (
     "venue_of.npy",
     "year_of.npy",
     "added.txt",
+    "ids_at.npy",
+    "titles_at.npy",
+    "added_at.npy",
+    "id_order.npy",
+    "id_backward.npy",
+    "folded.txt",
+    "folded_at.npy",
+    "title_heads.npy",
+    "title_words.npy",
 )
 _RECENT = 4096
 
@@ -113,8 +126,6 @@ def save_store(folder: Path, papers: Sequence[Paper], meta: dict[str, Any]) -> N
             for i, paper in enumerate(papers):
                 offsets[i + 1] = offsets[i] + handle.write(_record(paper))
         np.save(tmp / "offsets.npy", offsets)
-        (tmp / "ids.txt").write_text("\n".join(p.id for p in papers), encoding="utf-8")
-        (tmp / "titles.txt").write_text("\n".join(p.title for p in papers), encoding="utf-8")
         # Author lists, one JSON array per line: read only when an author is first searched.
         (tmp / "authors.jsonl").write_text(
             "\n".join(json.dumps(list(p.authors), ensure_ascii=False) for p in papers),
@@ -124,7 +135,20 @@ def save_store(folder: Path, papers: Sequence[Paper], meta: dict[str, Any]) -> N
         pos = {v: i for i, v in enumerate(venues)}
         np.save(tmp / "venue_of.npy", np.array([pos[p.venue] for p in papers], dtype=np.int32))
         np.save(tmp / "year_of.npy", np.array([p.year or 0 for p in papers], dtype=np.int32))
-        (tmp / "added.txt").write_text("\n".join(p.added or "" for p in papers), encoding="utf-8")
+        ids = [p.id for p in papers]
+        columns = {
+            "ids": ids,
+            "titles": [p.title for p in papers],
+            "added": [p.added or "" for p in papers],
+        }
+        for name, strings in columns.items():
+            column = StringColumn.of(strings)
+            (tmp / f"{name}.txt").write_bytes(bytes(column.data))
+            np.save(tmp / f"{name}_at.npy", column.starts)
+        forward, backward = id_orders(ids)
+        np.save(tmp / "id_order.npy", forward)
+        np.save(tmp / "id_backward.npy", backward)
+        TitleIndex.of([p.title for p in papers]).save(tmp)
         full = dict(
             meta,
             format=STORE_FORMAT,
@@ -139,56 +163,51 @@ def save_store(folder: Path, papers: Sequence[Paper], meta: dict[str, Any]) -> N
         (tmp / "meta.json").write_text(json.dumps(full, indent=1), encoding="utf-8")
 
 
-def verify(folder: Path, meta: dict[str, Any]) -> None:
-    """Every file of the store has the size and digest it had when saved, else StoreError.
-
-    Why all of them, as the index does for its arrays: two swapped lines of ids.txt would
-    show paper Y for /paper X, and a few bad bytes in records.bin would break every reply
-    touching that paper on every restart. Hashing costs about a second per GB, once per start.
-    """
+def digests(meta: dict[str, Any]) -> dict[str, str]:
+    """Every file's saved digest, for the check that runs after start-up (`integrity`)."""
     saved = meta.get("files")
     if not isinstance(saved, dict):
-        raise StoreError(f"{folder}: meta.json lists no file digests")
-    for name in _FILES:
-        path = folder / name
-        want = saved.get(name) or {}
-        try:
-            size = path.stat().st_size
-            if size != want.get("bytes"):
-                raise StoreError(f"{folder}: {name} is {size} bytes, expected {want.get('bytes')}")
-            if file_digest(path) != want.get("digest"):
-                raise StoreError(f"{folder}: {name} is damaged (checksum)")
-        except OSError as exc:
-            raise StoreError(f"{folder}: cannot read {name} ({exc})") from exc
+        return {}
+    return {name: str((saved.get(name) or {}).get("digest")) for name in _FILES}
 
 
 class PaperStore(Sequence[Paper]):
     """Papers of a saved store, built on access; columns for search kept in memory."""
 
     def __init__(self, folder: Path, expect: dict[str, Any]) -> None:
+        """Open a saved store: sizes and meta are checked here, every file's digest after
+        start-up (`digests`, `bot.search.integrity`), so a million papers open in
+        milliseconds; nothing is parsed and the columns are memory-mapped."""
         meta = read_meta(folder, "paper store", STORE_FORMAT, expect, StoreError)
-        verify(folder, meta)
+        check_sizes(folder, meta.get("files"), _FILES, StoreError)
         n = meta.get("n_papers")
+        if not isinstance(n, int):
+            raise StoreError(f"{folder}: meta.json gives no paper count")
         try:
-            self.offsets = np.load(folder / "offsets.npy", allow_pickle=False)
-            self.ids = (folder / "ids.txt").read_text(encoding="utf-8").split("\n")
-            self.titles = (folder / "titles.txt").read_text(encoding="utf-8").split("\n")
+            self.offsets = np.load(folder / "offsets.npy", mmap_mode="r", allow_pickle=False)
+            cols = {}
+            for name in _COLUMNS:
+                starts = np.load(folder / f"{name}_at.npy", mmap_mode="r", allow_pickle=False)
+                cols[name] = StringColumn(map_file(folder / f"{name}.txt"), starts)
+            self.ids = cols["ids"]
+            self.titles = cols["titles"]
+            self.added = OptionalColumn(cols["added"])
+            order, backward = (
+                np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False)
+                for name in ("id_order", "id_backward")
+            )
+            self.lookup = IdLookup(self.ids, order, backward)
+            self.title_index = TitleIndex.open(folder, n)
             self.venue_of = np.load(folder / "venue_of.npy", allow_pickle=False)
             self.year_of = np.load(folder / "year_of.npy", allow_pickle=False)
-            stamps = (folder / "added.txt").read_text(encoding="utf-8").split("\n")
-            self.added: list[str | None] = [a or None for a in stamps]
             path = folder / "records.bin"
-            size = path.stat().st_size
-            if size != meta.get("records_bytes"):
-                raise StoreError(
-                    f"{folder}: records.bin is {size} bytes, expected {meta.get('records_bytes')}"
-                )
             # Read with pread, not mmap: a mapped file's pages count as this process's RSS,
             # and the kernel maps whole neighbourhoods (fault-around) on every access.
             self._file = path.open("rb")
         except (OSError, ValueError) as exc:
             raise StoreError(f"{folder}: cannot read paper store ({exc})") from exc
         self.venues: list[str] = meta.get("venues", [])
+        size = meta.get("records_bytes")
         if not (
             len(self.ids)
             == len(self.titles)

@@ -152,3 +152,21 @@ def file_digest(path: Path) -> str:
         while chunk := handle.read(1 << 20):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def check_sizes(folder: Path, saved: object, names: Iterable[str], error: type[Exception]) -> None:
+    """Each of `names` has the size meta.json's `files` gave it when saved, else `error`.
+
+    The cheap half of trusting a saved folder, done at every start; the digests (a second
+    per GB) are checked after start-up by `bot.search.integrity`.
+    """
+    if not isinstance(saved, dict):
+        raise error(f"{folder}: meta.json lists no file sizes")
+    for name in names:
+        want = (saved.get(name) or {}).get("bytes")
+        try:
+            size = (folder / name).stat().st_size
+        except OSError as exc:
+            raise error(f"{folder}: cannot read {name} ({exc})") from exc
+        if size != want:
+            raise error(f"{folder}: {name} is {size} bytes, expected {want}")

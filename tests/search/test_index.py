@@ -8,7 +8,15 @@ from rank_bm25 import BM25Okapi
 from bot.search.analyzer import Analyzer
 from bot.search.corpus import load_corpus
 from bot.search.engine import doc_text
-from bot.search.index import MIN_IDF, BM25Index, BM25Params, IndexCacheError, top_k
+from bot.search.index import (
+    MIN_IDF,
+    BM25Index,
+    BM25Params,
+    IndexCacheError,
+    saved_digests,
+    top_k,
+)
+from bot.search.integrity import first_damage
 from tests.conftest import shared_path
 
 A = Analyzer()
@@ -130,8 +138,16 @@ def test_saved_index_round_trip_and_damage_detection(tmp_path):
     raw = bytearray((damaged / "tfs.npy").read_bytes())
     raw[-1] ^= 0xFF
     (damaged / "tfs.npy").write_bytes(bytes(raw))
-    with pytest.raises(IndexCacheError, match="damaged"):
-        BM25Index.load(damaged, meta)
+    # Same size: loading trusts it (sizes only); the digest check after start-up does not.
+    assert first_damage([(folder, saved_digests(folder))]) is None
+    assert first_damage([(damaged, saved_digests(damaged))]) == (
+        f"{damaged}: tfs.npy is damaged (checksum)"
+    )
+    truncated = tmp_path / "truncated"
+    shutil.copytree(folder, truncated)
+    (truncated / "vocab.txt").write_text("a\nb", encoding="utf-8")
+    with pytest.raises(IndexCacheError, match=r"vocab\.txt is \d+ bytes"):
+        BM25Index.load(truncated, meta)
 
     (damaged / "meta.json").write_text("{not json", encoding="utf-8")
     with pytest.raises(IndexCacheError, match=r"meta\.json"):

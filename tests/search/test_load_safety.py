@@ -115,13 +115,17 @@ def test_damaged_paper_store_is_detected_and_rebuilt(
         (store / "records.bin").write_bytes(bytes(data))
     caplog.set_level("INFO")
     engine = SearchEngine.load(settings)
+    # Sizes are checked at start-up, digests right after it: wait for that check, which
+    # finds the damage and rebuilds the engine in place.
+    assert engine.wait_verified(timeout=60)
     assert "is damaged (checksum)" in caplog.text
+    assert engine.damaged is None
     wanted = first.papers[0]
     assert engine.paper(wanted.id) == wanted
     assert [engine.papers[i] for i in range(len(engine.papers))] == list(first.papers)
     # Rebuilt on disk: the next start trusts the store again.
     caplog.clear()
-    SearchEngine.load(settings)
+    assert SearchEngine.load(settings).wait_verified(timeout=60)
     assert "damaged" not in caplog.text
 
 

@@ -20,7 +20,7 @@ def test_round_trip_gives_equal_papers(tmp_path, papers):
     assert store[3] == papers[3]
     assert store[-1] == papers[-1]
     assert store[1:3] == papers[1:3]
-    assert store.ids == [p.id for p in papers]
+    assert list(store.ids) == [p.id for p in papers]
     assert store.venues == ["ICLR 2018", "ICML 2026"]
     with pytest.raises(IndexError):
         store[len(papers)]

@@ -61,7 +61,7 @@ def test_ids_added_after(engine):
 def test_added_survives_the_saved_store(tmp_path, engine):
     save_store(tmp_path / "p", PAPERS, {"k": 1})
     store = PaperStore(tmp_path / "p", {"k": 1})
-    assert store.added == [p.added for p in PAPERS]
+    assert list(store.added) == [p.added for p in PAPERS]
     assert list(store) == PAPERS
     from_store = SearchEngine(store, index=engine.index)
     assert [h.paper.id for h in newest(from_store, 7, now=NOW).hits] == ["b", "d", "c"]
