@@ -2,14 +2,12 @@
 
 The same storage, rules and embeds as on Discord (`bot.app.library`, `bot.app.notify`): saving is
 `/save` (the paper on screen, or hit N), a follow's notices are printed after `/reload` instead
-of sent by DM. The console is synchronous; storage is async, so this keeps one event loop of its
-own and runs each call to completion on it.
+of sent by DM. The console is synchronous; storage is async, so each call runs to completion on
+the console's database loop (`bot.console.localdb`).
 """
 
 from __future__ import annotations
 
-import asyncio
-import sqlite3
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -18,7 +16,8 @@ import discord
 
 from bot.app import library, notify
 from bot.app.saving import NOTICE_PAGE
-from bot.config import ConfigError, LibrarySettings
+from bot.config import LibrarySettings
+from bot.console.localdb import LocalDatabase
 from bot.storage.follows import Follows
 from bot.storage.library import Library
 from bot.storage.store import Storage
@@ -43,39 +42,25 @@ class LocalLibrary:
 
     def __init__(
         self,
-        database: str,
+        db: LocalDatabase,
         engine: Callable[[], SearchEngine],
         show: Callable[[discord.Embed], None],
         write: Callable[[str], None],
         max_saved: int = LibrarySettings().max_saved,
     ) -> None:
-        self.database = database
+        self.db = db
         self.max_saved = max_saved
         self.engine = engine
         self.show = show
         self.write = write
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._storage: Storage | None = None
         self._confirm_clear = False
 
     def _run(self, make: Callable[[Storage], Coroutine[Any, Any, T]]) -> T:
-        if self._loop is None:
-            self._loop = asyncio.new_event_loop()
-        if self._storage is None:
-            try:
-                self._storage = self._loop.run_until_complete(Storage.open(self.database))
-            except (OSError, sqlite3.Error, ConfigError) as exc:
-                raise library.Refused(f"Cannot open the database {self.database}: {exc}") from exc
-        return self._loop.run_until_complete(make(self._storage))
+        return self.db.run(make)
 
     def close(self) -> None:
-        if self._loop is None:
-            return
-        if self._storage is not None:
-            self._loop.run_until_complete(self._storage.close())
-            self._storage = None
-        self._loop.close()
-        self._loop = None
+        """Kept for callers of the library alone: the console closes its database once."""
+        self.db.close()
 
     def save(self, paper: Paper) -> None:
         async def go(storage: Storage) -> tuple[Paper, bool]:
@@ -168,7 +153,7 @@ class LocalLibrary:
 
     def after_reload(self) -> None:
         """Print what each follow gets from the papers the reload added."""
-        if self._storage is None and not Path(self.database).exists():
+        if not self.db.exists():
             return  # no database yet: no follows to tell
         notices = self._run(lambda s: notify.plan(s, self.engine(), library.now()))
         for notice in notices:

@@ -3,7 +3,9 @@
 A newcomer without a Discord token can try every command at once: `/search optimal transport`,
 `/paper <title or id>`, `/similar ...`, `/random [venue]`, `/help`, and `next`, `prev`,
 `open N`, `more`, `/save` in place of the buttons; `/library ...` and `/follow ...` work on the
-bot's database for one local reader (`bot.console.library`). The answers come from the same
+bot's database for one local reader (`bot.console.library`), `/daily ...` and `/today` for the
+console's own server, whose post prints here when due (`bot.console.daily`). The answers come
+from the same
 engine, page logic
 (`bot.app.pages.PageState`) and embeds (`bot.app.render`) as in Discord. When stdin is not a
 terminal (CI, a pipe) it reads commands without prompting and stops at end of input.
@@ -14,6 +16,7 @@ from __future__ import annotations
 import random
 import shlex
 import sys
+import threading
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -23,9 +26,12 @@ import discord
 
 from bot.app import render
 from bot.app.components import PageState, page_limit
-from bot.config import LibrarySettings, Settings
+from bot.config import DailySettings, LibrarySettings, Settings
+from bot.console.daily import DAILY_HELP, LocalDaily
 from bot.console.library import LIBRARY_HELP, LocalLibrary
+from bot.console.localdb import LocalDatabase
 from bot.console.text import embed_text
+from bot.daily.scheduler import Clock, SystemClock
 from bot.search.engine import SearchEngine
 from bot.search.models import Paper, SearchError, SearchResult
 
@@ -54,6 +60,7 @@ class Console:
         settings: Settings | None = None,
         corpus_files: Sequence[Path] | None = None,
         database: str | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self.engine = engine
         self.settings = settings  # for /reload; None when embedded without settings
@@ -67,18 +74,43 @@ class Console:
         self.paper: Paper | None = None
         if database is None:
             database = settings.storage.database if settings is not None else ":memory:"
+        self.clock: Clock = clock or SystemClock()
+        self._out_lock = threading.Lock()  # the daily post prints from the console's loop thread
+        self._at_prompt = False
+        self.db = LocalDatabase(database)
         limit = (settings.library if settings is not None else LibrarySettings()).max_saved
         self.library = LocalLibrary(
-            database, lambda: self.engine, self.show, self.write, max_saved=limit
+            self.db, lambda: self.engine, self.show, self.write, max_saved=limit
+        )
+        self.daily = LocalDaily(
+            self.db,
+            lambda: self.engine,
+            self.show,
+            self.write,
+            self.announce,
+            settings=settings.daily if settings is not None else DailySettings(),
+            clock=self.clock,
+            rng=rng,
         )
 
     def write(self, text: str) -> None:
-        self.out.write(text)
-        self.out.flush()
+        with self._out_lock:
+            self.out.write(text)
+            self.out.flush()
 
     def show(self, embed: discord.Embed) -> None:
         """One answer, followed by a blank line so consecutive answers stay apart."""
-        self.write(embed_text(embed, color=self.color) + "\n")
+        self.write(embed_text(embed, color=self.color, now=self.clock.now()) + "\n")
+
+    def announce(self, embed: discord.Embed, note: str) -> None:
+        """A post arriving on its own (the paper of the day): printed at once, on a line of its
+        own even when the prompt is waiting, and the prompt shown again after it."""
+        text = embed_text(embed, color=self.color, now=self.clock.now()) + note + "\n"
+        with self._out_lock:
+            if self._at_prompt:
+                text = "\n" + text + PROMPT
+            self.out.write(text)
+            self.out.flush()
 
     def show_page(self, state: PageState) -> None:
         result = state.run(self.engine)
@@ -133,11 +165,15 @@ class Console:
             self._reload()
         elif name in ("library", "follow"):
             self.library.handle(name, rest)
+        elif name in ("daily", "today"):
+            today = self.daily.handle(name, rest)
+            if today is not None:
+                self.paper = today
         elif name == "save":
             self._save(rest)
         elif name == "help":
             self.show(render.help_embed(self.engine.venues(), ephemeral=None))
-            self.write(CONSOLE_HELP + LIBRARY_HELP)
+            self.write(CONSOLE_HELP + LIBRARY_HELP + DAILY_HELP)
         elif name in ("next", "prev"):
             if self.state is None or self.result is None:
                 self.write("No results yet: try /search optimal transport\n")
@@ -198,24 +234,38 @@ class Console:
                 f"{len(self.engine.papers):,} papers loaded. Try: /search optimal "
                 "transport   (/help for more, quit to leave)\n"
             )
-        while True:
-            try:
-                line = self._read(stdin, interactive)
-            except (EOFError, KeyboardInterrupt):  # Ctrl-D / Ctrl-C at the prompt
-                if interactive:
-                    self.write("\n")
-                self.library.close()
-                return 0
-            if not self.handle(line):
-                self.library.close()
-                return 0
+        try:
+            self.daily.start()
+        except SearchError as exc:  # the database cannot be opened: say so, search still works
+            self.write(f"{exc}\n")
+        try:
+            while True:
+                try:
+                    line = self._read(stdin, interactive)
+                except (EOFError, KeyboardInterrupt):  # Ctrl-D / Ctrl-C at the prompt
+                    if interactive:
+                        self.write("\n")
+                    return 0
+                if not self.handle(line):
+                    return 0
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Stop the daily scheduler, then close the database and its loop."""
+        self.daily.close()
+        self.db.close()
 
     def _read(self, stdin: TextIO, interactive: bool) -> str:
-        if interactive and stdin is sys.stdin:
-            return input(PROMPT)  # line editing and history when readline is available
-        if interactive:
-            self.write(PROMPT)
-        line = stdin.readline()
+        self._at_prompt = interactive
+        try:
+            if interactive and stdin is sys.stdin:
+                return input(PROMPT)  # line editing and history when readline is available
+            if interactive:
+                self.write(PROMPT)
+            line = stdin.readline()
+        finally:
+            self._at_prompt = False
         if not line:
             raise EOFError
         return line

@@ -7,25 +7,61 @@ shows the same titles, snippets, footers and links as Discord.
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 
 import discord
+
+from bot.daily.servers import CONSOLE_CHANNEL, CONSOLE_SERVER
 
 _LINK = re.compile(r"\[((?:[^\]\\]|\\.)*)\]\((https?://[^)\s]+)\)")
 _ESCAPE = re.compile(r"\\([\\*_~`|>\[\]#<-])")  # what bot.app.markdown.escape adds
 _BOLD = re.compile(r"\*\*(.+?)\*\*", re.S)
+_TIMESTAMP = re.compile(r"<t:(-?\d+)(?::([tTdDfFR]))?>")
+_CHANNEL = re.compile(r"<#(\d+)>")
+# A link to a message in the console's own channel has nowhere to go: keep its label only.
+_LOCAL_LINK = re.compile(
+    r"\[((?:[^\]\\]|\\.)*)\]\(https://discord\.com/channels/" + str(CONSOLE_SERVER) + r"/[^)\s]*\)"
+)
+UNITS = (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1))
 BOLD_ON, BOLD_OFF = "\033[1m", "\033[0m"
 
 
-def markdown_text(text: str, *, color: bool = False) -> str:
+def relative(when: datetime, now: datetime) -> str:
+    """`in 3 hours`, `5 minutes ago`: what Discord shows for a relative timestamp."""
+    seconds = (when - now).total_seconds()
+    for name, size in UNITS:
+        if abs(seconds) >= size or size == 1:
+            count = int(abs(seconds) // size)
+            amount = f"{count} {name}{'' if count == 1 else 's'}"
+            return f"in {amount}" if seconds >= 0 else f"{amount} ago"
+    raise AssertionError("unreachable: the last unit takes every value")
+
+
+def _timestamp(match: re.Match[str], now: datetime | None) -> str:
+    when = datetime.fromtimestamp(int(match.group(1)), UTC)
+    if match.group(2) == "R":
+        return relative(when, now or datetime.now(UTC))
+    return f"{when:%Y-%m-%d %H:%M} UTC"
+
+
+def _channel(match: re.Match[str]) -> str:
+    return "#console" if int(match.group(1)) == CONSOLE_CHANNEL else match.group(0)
+
+
+def markdown_text(text: str, *, color: bool = False, now: datetime | None = None) -> str:
     """Discord markdown made readable: `[label](url)` becomes `label <url>`, escapes removed;
-    **bold** becomes terminal bold when `color`, else stays as ** marks."""
+    **bold** becomes terminal bold when `color`, else stays as ** marks. Timestamps are
+    written out (in UTC; relative ones against `now`), the console's channel is `#console`."""
+    text = _LOCAL_LINK.sub(lambda m: m.group(1), text)
     text = _LINK.sub(lambda m: f"{m.group(1)} <{m.group(2)}>", text)
+    text = _TIMESTAMP.sub(lambda m: _timestamp(m, now), text)
+    text = _CHANNEL.sub(_channel, text)
     if color:
         text = _BOLD.sub(lambda m: BOLD_ON + m.group(1) + BOLD_OFF, text)
     return _ESCAPE.sub(r"\1", text)
 
 
-def embed_text(embed: discord.Embed, *, color: bool = False) -> str:
+def embed_text(embed: discord.Embed, *, color: bool = False, now: datetime | None = None) -> str:
     lines: list[str] = []
     if embed.author and embed.author.name:
         lines.append(embed.author.name)
@@ -33,9 +69,9 @@ def embed_text(embed: discord.Embed, *, color: bool = False) -> str:
         title = BOLD_ON + embed.title + BOLD_OFF if color else embed.title
         lines.append(title + (f"  <{embed.url}>" if embed.url else ""))
     if embed.description:
-        lines += ["", markdown_text(embed.description, color=color)]
+        lines += ["", markdown_text(embed.description, color=color, now=now)]
     for field in embed.fields:
-        value = markdown_text(field.value or "", color=color)
+        value = markdown_text(field.value or "", color=color, now=now)
         if "\n" in value:
             lines += ["", f"{field.name}:", *("  " + v for v in value.splitlines())]
         else:

@@ -38,6 +38,7 @@ from bot.daily.rules import (
     parse_time,
     parse_timezone,
 )
+from bot.daily.servers import is_console
 from bot.storage.records import DailyStatus, Pick, PostOutcome, Schedule
 from bot.storage.store import Storage
 from bot.timing import Clock, SystemClock
@@ -74,6 +75,7 @@ class DailyScheduler:
         owns: Callable[[int], bool] | None = None,
         has_paper: Callable[[str], bool] | None = None,
         offload: Callable[..., Awaitable[Any]] | None = None,
+        console: bool = False,
     ) -> None:
         self.storage = storage
         self.settings = settings or DailySettings()
@@ -92,7 +94,9 @@ class DailyScheduler:
         self._run_lock = asyncio.Lock()
         self._hold: dict[int, datetime] = {}
         # Which servers this process posts for (its shards); the rest belong to other processes.
-        self.owns: Callable[[int], bool] = owns or (lambda _guild_id: True)
+        # The console's server (bot.daily.servers) is only the console's, and it has no other.
+        shards = owns or (lambda _guild_id: True)
+        self.owns: Callable[[int], bool] = lambda g: is_console(g) == console and shards(g)
         # This process's name on the claims it writes: unique per run, so a restarted process
         # waits for its predecessor's lease like any other (it may still be alive).
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"

@@ -71,7 +71,7 @@ def test_save_show_read_export_clear(tmp_path: Path) -> None:
     assert "Deleted: 1 saved papers, 0 reactions, 0 follows." in out.getvalue()
     console.handle("/library remove t/1")
     assert "'t/1' is not in your library" in out.getvalue()
-    console.library.close()
+    console.close()
 
 
 def test_follow_then_reload_prints_only_new_matches_once(tmp_path: Path) -> None:
@@ -100,4 +100,4 @@ def test_follow_then_reload_prints_only_new_matches_once(tmp_path: Path) -> None
     before = out.getvalue()
     console.handle("/reload")
     assert "New papers" not in out.getvalue()[len(before) :]
-    console.library.close()
+    console.close()

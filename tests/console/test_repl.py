@@ -7,6 +7,7 @@ import os
 import random
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import discord
@@ -79,6 +80,20 @@ def test_markdown_text_flattens_links_and_escapes() -> None:
         "<https://github.com/a/b>"
     )
     assert markdown_text("**bold**", color=True) == "\033[1mbold\033[0m"
+
+
+def test_timestamps_channels_and_local_links_read_as_text() -> None:
+    now = datetime(2025, 3, 1, 6, 0, tzinfo=UTC)
+    soon = discord.utils.format_dt(now + timedelta(hours=2, minutes=5), "R")
+    past = discord.utils.format_dt(now - timedelta(minutes=1), "R")
+    full = discord.utils.format_dt(now, "F")
+    text = (
+        f"{full} ({soon}), {past} in <#0>, not <#42>: [A \\_b](https://discord.com/channels/0/0/9)"
+    )
+    assert (
+        markdown_text(text, now=now)
+        == "2025-03-01 06:00 UTC (in 2 hours), 1 minute ago in #console, not <#42>: A _b"
+    )
 
 
 def test_embed_text_has_every_part() -> None:

@@ -20,20 +20,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import date, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import limits, render, respond
+from bot.app import limits, respond
 from bot.app.checks import manager_only
-from bot.app.cogs.daily import embeds
+from bot.app.cogs.daily import answers
 from bot.app.cogs.daily.poster import DiscordPoster, missing_permissions
 from bot.app.saving import save_view
 from bot.app.workers import off_loop
-from bot.daily.rules import DailyError, parse_time, parse_timezone, zone_names
+from bot.daily.rules import zone_names
 from bot.daily.scheduler import DailyScheduler
 from bot.search.recent import ids_added_after
 
@@ -154,10 +154,7 @@ class Daily(commands.Cog):
         return ids_added_after(self.bot.engine, since)
 
     def _title_of(self, paper_id: str) -> str | None:
-        try:
-            return render.title_text(self.bot.engine.paper(paper_id))
-        except ValueError:  # no longer in the corpus
-            return None
+        return answers.title_of(self.bot.engine, paper_id)
 
     @property
     def sched(self) -> DailyScheduler:
@@ -202,32 +199,25 @@ class Daily(commands.Cog):
         pool: str | None = None,
     ) -> discord.Embed:
         assert interaction.guild_id is not None
-        try:
-            parse_time(time)
-            parse_timezone(timezone)
-        except DailyError as exc:
-            return render.error_embed(f"{exc}\nNothing was saved.")
+        bad = answers.check_input(time, timezone)
+        if bad is not None:
+            return bad
         required, optional = self._missing_in(channel)
         if required:
-            return render.error_embed(
+            return answers.refused(
                 f"I can't post in {channel.mention}: I'm missing **{', '.join(required)}** "
                 "there. Give my role those permissions in the channel's settings, then run "
-                "`/daily set` again. Nothing was saved."
+                "`/daily set` again."
             )
-        try:
-            await self.sched.set_schedule(
-                interaction.guild_id, channel.id, time, timezone, topic, pool
-            )
-        except DailyError as exc:
-            return render.error_embed(f"{exc}\nNothing was saved.")
-        notes = [f"Pool: {embeds.NEW_POOL_TEXT}."] if pool == "new" else []
+        notes = []
         if optional and self.bot.settings.daily.open_thread:
             notes.append(
                 f"Posts will have no discussion thread: I'm missing "
                 f"{', '.join(optional)} in {channel.mention} (optional)."
             )
-        status = await self.sched.status(interaction.guild_id)
-        return embeds.set_embed(status, notes)
+        return await answers.set_answer(
+            self.sched, interaction.guild_id, channel.id, time, timezone, topic, pool, notes
+        )
 
     def _missing_in(self, channel: discord.TextChannel) -> tuple[list[str], list[str]]:
         me = channel.guild.me
@@ -247,28 +237,19 @@ class Daily(commands.Cog):
     @app_commands.check(manager_only)
     async def status(self, interaction: discord.Interaction[PaperBot]) -> None:
         assert interaction.guild_id is not None
-        status = await respond.soon(interaction, self.sched.status(interaction.guild_id))
-        mode = await self.sched.pool_mode(interaction.guild_id)
-        await respond.send(
-            interaction, embed=embeds.status_embed(status, self._title_of, mode), ephemeral=True
+        embed = await respond.soon(
+            interaction, answers.status_answer(self.sched, interaction.guild_id, self._title_of)
         )
+        await respond.send(interaction, embed=embed, ephemeral=True)
 
     @daily.command(name="off", description="Stop posting the paper of the day (history is kept)")
     @app_commands.check(manager_only)
     async def off(self, interaction: discord.Interaction[PaperBot]) -> None:
         assert interaction.guild_id is not None
-        changed = await respond.soon(interaction, self.sched.disable(interaction.guild_id))
-        text = (
-            "Paper of the day is off. `/daily set` turns it back on; what was already "
-            "shown will not be repeated."
-            if changed
-            else "Paper of the day was not on here; nothing changed."
+        embed = await respond.soon(
+            interaction, answers.off_answer(self.sched, interaction.guild_id)
         )
-        await respond.send(
-            interaction,
-            ephemeral=True,
-            embed=render.finish(discord.Embed(description=text, colour=render.COLOR)),
-        )
+        await respond.send(interaction, ephemeral=True, embed=embed)
 
     # -- /today -----------------------------------------------------------------------------
 
@@ -277,28 +258,21 @@ class Daily(commands.Cog):
     async def today(self, interaction: discord.Interaction[PaperBot]) -> None:
         assert interaction.guild_id is not None
         ephemeral = self.bot.settings.discord.ephemeral
-        try:
-            pick = await respond.soon(
-                interaction, self.sched.today_pick(interaction.guild_id), ephemeral=ephemeral
-            )
-            paper = self.bot.engine.paper(pick.paper_id)
-        except ValueError as exc:  # DailyError (empty pool) or UnknownPaper (corpus reloaded)
-            await respond.send(
-                interaction, ephemeral=True, embed=render.error_embed(f"No paper of the day: {exc}")
-            )
-            return
-        embed = embeds.daily_embed(paper, date.fromisoformat(pick.local_date))
-        content = (
-            f"Posted in <#{pick.channel_id}>: {pick.jump_url}"
-            if pick.state == "sent" and pick.jump_url
-            else None
+        answer = await respond.soon(
+            interaction,
+            answers.today_answer(self.sched, self.bot.engine, interaction.guild_id),
+            ephemeral=ephemeral,
         )
+        if answer.paper is None:
+            await respond.send(interaction, ephemeral=True, embed=answer.embed)
+            return
+        content = f"Posted in <#{answer.posted_in}>: {answer.jump_url}" if answer.jump_url else None
         await respond.send(
             interaction,
-            embed=embed,
+            embed=answer.embed,
             content=content,
             ephemeral=ephemeral,
-            view=save_view(paper.id),
+            view=save_view(answer.paper.id),
         )
 
 
