@@ -3,10 +3,13 @@
 # Build: docker build -t paperbot .    Run: docker compose up (see compose.yaml and README "Deploy").
 FROM python:3.11-slim
 
+# PAPERBOT_SERVICE: no terminal in a container, so without DISCORD_TOKEN the bot stops with one
+# line instead of starting a console that ends at once (`docker run -it` still gets the console).
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
-    PIP_DISABLE_PIP_VERSION_CHECK=1
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PAPERBOT_SERVICE=1
 
 RUN groupadd --system --gid 10001 paperbot \
     && useradd --system --uid 10001 --gid paperbot --home-dir /app paperbot

@@ -1,11 +1,16 @@
 """The deploy kit stays true to the project: pinned requirements match pyproject.toml's ranges,
 the Procfile migrates before the worker starts, the image runs as a non-root user with a
-health check, and compose pairs the bot with PostgreSQL on a volume."""
+health check, compose pairs the bot with PostgreSQL on a volume, and systemd accepts the unit."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
 import tomllib
+from pathlib import Path
 
+import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
@@ -69,3 +74,34 @@ def test_compose_runs_the_bot_on_postgresql_with_a_volume() -> None:
     assert "pgdata:/var/lib/postgresql/data" in text
     assert "DATABASE_URL: postgresql://" in text
     assert "condition: service_healthy" in text
+
+
+UNIT = PROJECT_ROOT / "deploy" / "paperbot.service"
+
+
+def test_systemd_unit_runs_the_bot_as_a_service_and_reloads_with_sighup() -> None:
+    text = UNIT.read_text(encoding="utf-8")
+    assert "ExecStart=/opt/paperbot/.venv/bin/python -m bot" in text
+    assert "Environment=PAPERBOT_SERVICE=1" in text  # no console without a terminal
+    assert "ExecReload=/bin/kill -HUP $MAINPID" in text
+    assert "EnvironmentFile=/opt/paperbot/.env" in text
+    assert "User=paperbot" in text
+
+
+def test_systemd_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
+    """The unit as systemd reads it, with its /opt/paperbot paths made real under tmp_path."""
+    tool = shutil.which("systemd-analyze")
+    if tool is None:
+        pytest.skip("systemd-analyze is not installed here")
+    root = tmp_path / "paperbot"
+    (root / ".venv" / "bin").mkdir(parents=True)
+    (root / ".venv" / "bin" / "python").symlink_to(sys.executable)
+    for folder in ("state", "data"):
+        (root / folder).mkdir()
+    (root / ".env").write_text("DISCORD_TOKEN=\n", encoding="utf-8")
+    unit = tmp_path / "paperbot.service"
+    unit.write_text(UNIT.read_text(encoding="utf-8").replace("/opt/paperbot", str(root)))
+    done = subprocess.run(
+        [tool, "verify", str(unit)], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert (done.returncode, done.stdout + done.stderr) == (0, "")

@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import discord
+import pytest
 
 from bot.config import PROJECT_ROOT
 from bot.console.repl import Console
@@ -105,8 +106,10 @@ def test_embed_text_has_every_part() -> None:
     assert embed_text(embed) == "A\nT  <https://x.org>\n\nD\nF: one\n\nG:\n  l1\n  l2\n\n-- foot\n"
 
 
-def _python_m_bot(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "DISCORD_TOKEN": "", "PAPERBOT_CONFIG": ""}
+def _python_m_bot(
+    *args: str, stdin: str = "", env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DISCORD_TOKEN": "", "PAPERBOT_CONFIG": "", **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "bot", *args],
         input=stdin,
@@ -130,6 +133,20 @@ def test_python_m_bot_without_token_explains_and_serves_the_console() -> None:
     closed = _python_m_bot()
     assert closed.returncode == 0
     assert closed.stdout == ""
+
+
+@pytest.mark.parametrize("host", [{"DYNO": "worker.1"}, {"PAPERBOT_SERVICE": "1"}])
+def test_without_token_a_service_stops_with_one_line_instead_of_an_empty_console(
+    host: dict[str, str],
+) -> None:
+    """A worker dyno or container has no terminal: the console would exit 0 at once, and the
+    host would restart it forever, the help talking about a .env file the host does not read."""
+    done = _python_m_bot(stdin="/search training\n", env=host)
+    assert done.returncode == 1
+    assert done.stdout == ""
+    [line] = done.stderr.splitlines()
+    assert line.startswith("error: DISCORD_TOKEN is not set, and this runs as a service (")
+    assert "heroku config:set DISCORD_TOKEN=" in line
 
 
 def test_python_m_bot_help_and_cli_still_work() -> None:
