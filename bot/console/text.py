@@ -16,8 +16,9 @@ from bot.daily.servers import CONSOLE_CHANNEL, CONSOLE_SERVER
 _LINK = re.compile(r"\[((?:[^\]\\]|\\.)*)\]\((https?://[^)\s]+)\)")
 _ESCAPE = re.compile(r"\\([\\*_~`|>\[\]#<-])")  # what bot.app.markdown.escape adds
 _BOLD = re.compile(r"\*\*(.+?)\*\*", re.S)
-_TIMESTAMP = re.compile(r"<t:(-?\d+)(?::([tTdDfFR]))?>")
-_CHANNEL = re.compile(r"<#(\d+)>")
+# Not after a backslash: escaped markup (bot.app.markdown.escape) reads as written.
+_TIMESTAMP = re.compile(r"(?<!\\)<t:(-?\d+)(?::([tTdDfFR]))?>")
+_CHANNEL = re.compile(r"(?<!\\)<#(\d+)>")
 # A link to a message in the console's own channel has nowhere to go: keep its label only.
 _LOCAL_LINK = re.compile(
     r"\[((?:[^\]\\]|\\.)*)\]\(https://discord\.com/channels/" + str(CONSOLE_SERVER) + r"/[^)\s]*\)"
