@@ -28,10 +28,11 @@ from bot.app.cogs.daily.embeds import daily_embed
 from bot.config import DailySettings
 from bot.console.localdb import LocalDatabase
 from bot.daily.rules import TransientPostError
-from bot.daily.scheduler import Clock, DailyScheduler
+from bot.daily.scheduler import DailyScheduler
 from bot.daily.servers import CONSOLE_CHANNEL, CONSOLE_SERVER
 from bot.search.models import Paper
 from bot.search.recent import ids_added_after
+from bot.timing import Clock
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchEngine

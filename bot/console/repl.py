@@ -31,9 +31,9 @@ from bot.console.daily import DAILY_HELP, LocalDaily
 from bot.console.library import LIBRARY_HELP, LocalLibrary
 from bot.console.localdb import LocalDatabase
 from bot.console.text import embed_text
-from bot.daily.scheduler import Clock, SystemClock
 from bot.search.engine import SearchEngine
 from bot.search.models import Paper, SearchError, SearchResult
+from bot.timing import Clock, SystemClock
 
 PROMPT = "paperbot> "
 CONSOLE_HELP = """Console commands (the Discord buttons are words here):
