@@ -65,8 +65,9 @@ def child(kind: str, arg: str) -> dict:
     raise ValueError(kind)
 
 
-def bot_child(queries_path: str) -> dict:
-    """The bot's start-up to serving: import it, load the engine (saved index) and the cogs.
+def serving_engine() -> tuple[SearchEngine, int, object]:
+    """The bot's start-up to serving: import it, load the engine (saved index) and the cogs;
+    the engine, the page size `/search` uses, and the bot (keep it: it holds the cogs).
 
     This is `PaperBot.setup_hook` without the network part (no login, no command sync).
     """
@@ -74,9 +75,8 @@ def bot_child(queries_path: str) -> dict:
     from bot.config import load_settings
 
     settings = load_settings()  # PAPERBOT_CONFIG points at the benchmark's settings
-    mode = "PaperBot setup_hook path (engine + storage + cogs), not connected"
 
-    async def setup() -> SearchEngine:
+    async def setup() -> PaperBot:
         bot = PaperBot(settings)
         bot.engine = await asyncio.to_thread(SearchEngine.load, settings)
         bot.storage = await bot._open_storage()
@@ -84,16 +84,21 @@ def bot_child(queries_path: str) -> dict:
             await bot.load_extension(name)
         if bot.storage is not None:  # close() would need a login; the engine stays
             await bot.storage.close()
-        keep.append(bot)
-        return bot.engine
+        return bot
 
-    keep: list = []
-    engine = asyncio.run(setup())
+    bot = asyncio.run(setup())
+    return bot.engine, settings.search.page_size, bot
+
+
+def bot_child(queries_path: str) -> dict:
+    """Start-up to serving (`serving_engine`), then RSS after searches and autocompletes."""
+    mode = "PaperBot setup_hook path (engine + storage + cogs), not connected"
+    engine, page_size, _bot = serving_engine()
     ready = time.perf_counter()
     rss_ready = rss_mb()
     queries = json.loads(Path(queries_path).read_text())
     for text in queries:
-        engine.search(text, limit=settings.search.page_size)
+        engine.search(text, limit=page_size)
     for text in queries[:200]:
         engine.suggest(text[:8])
     return {

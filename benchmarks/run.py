@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks import targets as serving
 from benchmarks.probes import bot_startup, run_child
 from benchmarks.report import K, machine, table, targets
 from benchmarks.synth import Source, cached_corpus
@@ -103,6 +104,48 @@ def same_up_to_ties(ours: tuple, ref_scores: np.ndarray, k: int) -> tuple[bool, 
 # --- one corpus ----------------------------------------------------------------------------
 
 
+def write_settings(work: Path, corpus: Corpus, index_dir: Path) -> Path:
+    """A settings file (PAPERBOT_CONFIG) for the bot processes the benchmark starts."""
+    settings_path = work / f"settings-{corpus.name}.toml"
+    files = ", ".join(json.dumps(str(f)) for f in corpus.files)
+    settings_path.write_text(
+        f"[corpus]\nfiles = [{files}]\nindex_dir = {json.dumps(str(index_dir))}\n"
+        f"exclude_status = {json.dumps(list(EXCLUDE))}\n"
+        f"[storage]\ndatabase = {json.dumps(str(work / 'bench.sqlite3'))}\n"
+    )
+    return settings_path
+
+
+def serving_targets(corpus: Corpus, work: Path, args: argparse.Namespace, command: str) -> list:
+    """Issue 17's targets for one corpus, every figure from fresh processes
+    (benchmarks/targets.py): build from text, then two bots serving the saved index."""
+    index_dir = work / "index-targets" / corpus.name
+    shutil.rmtree(index_dir, ignore_errors=True)
+    settings_path = write_settings(work, corpus, index_dir)
+    say = print if not args.quiet else (lambda *a, **k: None)
+    say(f"## {corpus.name}: build from text", flush=True)
+    build = serving.measure_build(settings_path)
+    say(f"  {build}", flush=True)
+    half = args.bot_queries // 2
+    analyzer = Analyzer()
+    texts = [
+        text
+        for _kind, text in make_queries(
+            corpus.queries_from, half, args.bot_queries - half, seed=args.seed
+        )
+        if analyzer(text)
+    ]
+    spec = {
+        "queries": texts,
+        "prefixes": serving.prefixes_of(
+            [p.title for p in corpus.queries_from], args.queries, args.seed
+        ),
+    }
+    serve = serving.measure_serving(settings_path, spec, work)
+    say(f"  {serve}", flush=True)
+    return serving.report(corpus.name, serve["papers"], build, serve, command)
+
+
 @dataclass
 class Result:
     name: str
@@ -138,13 +181,7 @@ def bench_corpus(corpus: Corpus, work: Path, args: argparse.Namespace) -> Result
     res.facts["engine_build_s"] = time.perf_counter() - t0
     say(f"  engine built from text in {res.facts['engine_build_s']:.1f}s", flush=True)
     folder = next(p for p in index_dir.iterdir() if (p / "meta.json").exists())
-    settings_path = work / f"settings-{corpus.name}.toml"
-    files = ", ".join(json.dumps(str(f)) for f in corpus.files)
-    settings_path.write_text(
-        f"[corpus]\nfiles = [{files}]\nindex_dir = {json.dumps(str(index_dir))}\n"
-        f"exclude_status = {json.dumps(list(EXCLUDE))}\n"
-        f"[storage]\ndatabase = {json.dumps(str(work / 'bench.sqlite3'))}\n"
-    )
+    settings_path = write_settings(work, corpus, index_dir)
 
     # Same tokens for every library.
     t0 = time.perf_counter()
@@ -320,6 +357,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--bot-queries", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--targets-only",
+        action="store_true",
+        help="only issue 17's serving targets (build from text, bot memory, start-up, "
+        "autocomplete, /search, a second process), in fresh processes; no rank_bm25/bm25s",
+    )
     parser.add_argument("--out", type=Path, help="also write the report here (markdown)")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
@@ -347,8 +390,16 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"synthetic {n:,}: {path.name} ({time.perf_counter() - t0:.0f}s)", flush=True)
             corpora.append(Corpus(f"synthetic-{n // 1000}k", [path], real))
 
-    results = [bench_corpus(c, work, args) for c in corpora]
     command = "python -m benchmarks.run " + " ".join(argv if argv is not None else sys.argv[1:])
+    if args.targets_only:
+        lines = [f"Machine: {machine()}", ""]
+        for corpus in corpora:
+            lines += [*serving_targets(corpus, work, args, command.strip()), ""]
+        print("\n".join(lines))
+        if args.out:
+            args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return 0
+    results = [bench_corpus(c, work, args) for c in corpora]
     report = "\n".join(
         [
             f"Command: `{command.strip()}`",

@@ -49,3 +49,22 @@ def test_parallel_build_is_identical_to_the_serial_build(monkeypatch):
     assert serial.vocab == parallel.vocab
     for name in ("indptr", "doc_ids", "tfs", "doc_len"):
         assert (getattr(serial, name) == getattr(parallel, name)).all(), name
+
+
+def test_serving_targets_run_end_to_end_on_a_tiny_corpus(tmp_path):
+    """Issue 17's figures from fresh processes: the build, two bots on one index."""
+    out = tmp_path / "targets.md"
+    argv = ["--tiny", "--work", str(tmp_path), "--targets-only", "--queries", "40"]
+    assert main([*argv, "--bot-queries", "10", "--out", str(out), "--quiet"]) == 0
+    report = out.read_text()
+    for what in (
+        "bot memory serving and after 1,000 searches + 200 autocompletes",
+        "start-up from the saved index",
+        "autocomplete p99",
+        "/search full path p50",
+        "build from text",
+        "build peak memory",
+        "a second bot process on the same index adds",
+    ):
+        assert f"| {what}" in report, what
+    assert "digest check after it: passed" in report

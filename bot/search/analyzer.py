@@ -47,7 +47,12 @@ won't wouldn wouldn't y you you'd you'll you're you've your yours yourself yours
 
 
 def fold(text: str) -> str:
-    """Unicode compatibility form, accents removed, lowercased: `Schrödinger` -> `schrodinger`."""
+    """Unicode compatibility form, accents removed, lowercased: `Schrödinger` -> `schrodinger`.
+
+    ASCII text is its own normal form without accents: only lowercased (snippets fold every
+    word of the abstracts shown, so this is most of a snippet's cost otherwise)."""
+    if text.isascii():
+        return text.lower()
     text = unicodedata.normalize("NFKD", text)
     text = "".join(ch for ch in text if not unicodedata.combining(ch))
     return unicodedata.normalize("NFC", text).lower()
@@ -186,7 +191,9 @@ class Analyzer:
         word yields one span per part plus one for the whole.
         """
         spans: list[tuple[int, int, str]] = []
-        for match in WORD.finditer(text):
+        # ASCII text folds to its lowercase, character for character: fold it once.
+        source = text.lower() if text.isascii() else text
+        for match in WORD.finditer(source):
             word = fold(match.group(0))
             if "-" in word or "‐" in word or "‑" in word:
                 start = match.start()

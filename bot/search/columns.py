@@ -102,7 +102,7 @@ class OptionalColumn(Sequence[str | None]):
         return self.column[i] or None
 
     def __iter__(self) -> Iterator[str | None]:
-        if not len(self.column.data):  # no paper has a stamp (static corpus files)
+        if len(self.column.data) <= len(self.column) - 1:  # no stamps: only line breaks
             return iter([None] * len(self.column))
         return (s or None for s in self.column)
 

@@ -7,14 +7,10 @@ scored by the postings index and cut to the requested page by `top_k`.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import random as random_module
 import re
-import time
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -22,10 +18,11 @@ from bot.config import SearchSettings, Settings
 from bot.search.analyzer import Analyzer, fold
 from bot.search.authors import AuthorIndex
 from bot.search.columns import IdLookup
-from bot.search.corpus import VENUE_NAMES, LoadProblem, LoadReport, load_corpus
+from bot.search.corpus import VENUE_NAMES, LoadReport
 from bot.search.feedback import distinctive_terms, expand
-from bot.search.index import BM25Index, BM25Params, IndexCacheError, saved_digests, top_k
+from bot.search.index import BM25Index, BM25Params, top_k
 from bot.search.integrity import IntegrityCheck
+from bot.search.loading import load_engine
 from bot.search.models import (
     BadFilter,
     EmptyQuery,
@@ -37,16 +34,14 @@ from bot.search.models import (
     SearchResult,
     UnknownPaper,
 )
-from bot.search.paperstore import PaperStore, StoreError, digests, save_store, storable
+from bot.search.paperstore import PaperStore
 from bot.search.query import merge_filters, parse_query
-from bot.search.savedfiles import remove_stale
 from bot.search.snippets import make_snippet
 from bot.search.spelling import Speller
 from bot.search.titleindex import TitleIndex
 
 log = logging.getLogger(__name__)
 
-LOADER_VERSION = "4"  # 2: problems as structured records; 3: absurd records cut; 4: keywords
 MAX_LIMIT = 100
 DOC_TERMS_CACHE = 4096
 
@@ -66,16 +61,6 @@ def doc_text(paper: Paper, title_weight: int = 1) -> str:
     if paper.keywords:
         parts += ["; ".join(paper.keywords)] * weight
     return " ".join(parts)
-
-
-def corpus_digest(files: Sequence[Path], exclude_status: Sequence[str]) -> str:
-    digest = hashlib.sha256(f"loader{LOADER_VERSION}|{sorted(exclude_status)}".encode())
-    for path in files:
-        digest.update(str(path.name).encode() + b"\0")
-        with path.open("rb") as handle:
-            while chunk := handle.read(1 << 20):
-                digest.update(chunk)
-    return digest.hexdigest()
 
 
 class SearchEngine:
@@ -131,105 +116,8 @@ class SearchEngine:
 
         A reused index and store are checked by size here and by digest in the background
         (`bot.search.integrity`); damage found there makes the engine refuse searches and
-        rebuild itself (`_rebuild`), and the next start rebuilds too."""
-        started = time.perf_counter()
-        files = list(settings.corpus.files)
-        analyzer = Analyzer()
-        report: LoadReport | None = None
-        if not all(Path(f).is_file() for f in files):
-            # A missing file is fatal there (CorpusError), before any index is keyed or saved.
-            load_corpus(files, exclude_status=settings.corpus.exclude_status)
-        s = settings.search
-        params = BM25Params(s.k1, s.b, s.epsilon)
-        expect = {
-            "corpus": corpus_digest(files, settings.corpus.exclude_status),
-            "analyzer": analyzer.signature,
-            "title_weight": s.title_weight,
-            "params": [params.k1, params.b, params.epsilon],
-        }
-        key = hashlib.sha256(repr(sorted(expect.items())).encode()).hexdigest()[:16]
-        folder = settings.corpus.index_dir / key
-        remove_stale(settings.corpus.index_dir)
-        index: BM25Index | None = None
-        store: PaperStore | None = None
-        saved_problems: list[LoadProblem] = []
-        if folder.exists():
-            try:
-                # Memory-mapped: postings pages are read (and count as resident) when touched.
-                index = BM25Index.load(folder, expect, mmap=True)
-                store = PaperStore(folder / "papers", expect)
-                if index.n_docs != len(store):
-                    raise StoreError(
-                        f"{folder}: index holds {index.n_docs} documents, "
-                        f"the paper store {len(store)}"
-                    )
-                saved_problems = _saved_problems(folder, store.meta)
-            except IndexCacheError as exc:
-                log.warning("rebuilding the index: %s", exc)
-                index = None
-            except StoreError as exc:
-                log.warning("re-reading the corpus: %s", exc)
-                store = None
-        if store is not None:
-            report = LoadReport(
-                papers=store,
-                files=[Path(f) for f in files],
-                skipped=store.meta.get("skipped", 0),
-                problems=saved_problems,
-            )
-            for problem in report.problems:
-                log.warning("%s", problem)
-        else:
-            if report is None:
-                report = load_corpus(files, exclude_status=settings.corpus.exclude_status)
-            if index is not None and index.n_docs != len(report.papers):
-                log.warning(
-                    "rebuilding the index: %s holds %d documents, corpus has %d",
-                    folder,
-                    index.n_docs,
-                    len(report.papers),
-                )
-                index = None
-        engine = cls(
-            store if store is not None else report.papers,
-            analyzer=analyzer,
-            settings=s,
-            index=index,
-        )
-        if index is None:
-            try:
-                engine.index.save(folder, expect)
-            except OSError as exc:
-                log.warning("could not save the index to %s: %s", folder, exc)
-        if store is None and folder.exists() and storable(report.papers):
-            try:
-                save_store(
-                    folder / "papers",
-                    report.papers,
-                    dict(
-                        expect,
-                        skipped=report.skipped,
-                        problems=[p.to_json() for p in report.problems[:1000]],
-                    ),
-                )
-            except OSError as exc:
-                log.warning("could not save the paper store to %s: %s", folder, exc)
-        log.info(
-            "search engine ready: %d papers, %d terms, %.2fs (%s index)",
-            len(engine.papers),
-            len(engine.index.vocab),
-            time.perf_counter() - started,
-            "saved" if index is not None else "new",
-        )
-        engine.load_report = report
-        checks = [(folder, saved_digests(folder))] if index is not None else []
-        if store is not None:
-            checks.append((store.folder, digests(store.meta)))
-        if checks:
-            engine.integrity = IntegrityCheck(
-                checks, lambda problem: engine._rebuild(settings, problem)
-            ).start()
-        return engine
+        rebuild itself (`_rebuild`), and the next start rebuilds too (`bot.search.loading`)."""
+        return load_engine(cls, settings)
 
     def _rebuild(self, settings: Settings, problem: str) -> None:
         """Refuse while the saved files are rebuilt from the corpus, then serve the rebuilt
@@ -584,13 +472,3 @@ class SearchEngine:
         the same plan and the same `_select`, so a pool never differs from the search."""
         ids, _scores = self._select(self.plan(query))
         return [self._ids[i] for i in ids.tolist()]
-
-
-def _saved_problems(folder: Path, meta: dict[str, Any]) -> list[LoadProblem]:
-    """The load problems saved with a store. They are a function of the files' content, which
-    the store's key covers, so they are reported again on every start, exactly as first found;
-    a missing file is never among them (it stops the load before anything is saved)."""
-    try:
-        return [LoadProblem.from_json(p) for p in meta.get("problems", [])]
-    except (KeyError, TypeError, ValueError) as exc:
-        raise StoreError(f"{folder}: unreadable load problems ({exc})") from exc

@@ -24,12 +24,14 @@ import numpy as np
 from bot.search.columns import IdLookup, OptionalColumn, StringColumn, id_orders, map_file
 from bot.search.models import Link, Paper
 from bot.search.savedfiles import atomic_folder, check_sizes, file_digest, read_meta
+from bot.search.titleindex import FILES as TITLE_FILES
 from bot.search.titleindex import TitleIndex
 
 # 2: every file's size and digest in meta.json, checked at load; 3: `added` (first-seen)
 # column; 4: TL;DR, BibTeX, authors.jsonl; 5: memory-mapped columns (line starts of ids,
-# titles and stamps, id orders) and the title index; digests checked off the start-up path
-STORE_FORMAT = 5
+# titles and stamps, id orders) and the title index; digests checked off the start-up path;
+# 6: the inner words of titles (autocomplete inside a word)
+STORE_FORMAT = 6
 _COLUMNS = ("ids", "titles", "added")
 _FILES = (
     "records.bin",
@@ -45,10 +47,7 @@ _FILES = (
     "added_at.npy",
     "id_order.npy",
     "id_backward.npy",
-    "folded.txt",
-    "folded_at.npy",
-    "title_heads.npy",
-    "title_words.npy",
+    *TITLE_FILES,
 )
 _RECENT = 4096
 

@@ -22,9 +22,17 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text) if s.strip()]
 
 
-def highlight(text: str, terms: Collection[str], analyzer: Analyzer) -> tuple[str, int]:
-    """`text` with each word whose term is in `terms` wrapped in **bold**; and how many."""
-    spans = [(start, end) for start, end, term in analyzer.token_spans(text) if term in terms]
+def highlight(
+    text: str,
+    terms: Collection[str],
+    analyzer: Analyzer,
+    tokens: list[tuple[int, int, str]] | None = None,
+) -> tuple[str, int]:
+    """`text` with each word whose term is in `terms` wrapped in **bold**; and how many.
+    `tokens`: `analyzer.token_spans(text)` when the caller has them already."""
+    if tokens is None:
+        tokens = analyzer.token_spans(text)
+    spans = [(start, end) for start, end, term in tokens if term in terms]
     if not spans:
         return text, 0
     # A hyphenated name yields overlapping spans (whole and parts): keep the outermost.
@@ -71,8 +79,9 @@ def make_snippet(
         return ""
     wanted = set(terms)
     scored: list[tuple[float, int]] = []
-    for i, sentence in enumerate(parts):
-        found = {term for _s, _e, term in analyzer.token_spans(sentence) if term in wanted}
+    tokens = [analyzer.token_spans(sentence) for sentence in parts]  # once per sentence
+    for i, spans in enumerate(tokens):
+        found = {term for _s, _e, term in spans if term in wanted}
         if found:
             scored.append((sum(idf(t) for t in found), i))
     if not scored:
@@ -81,7 +90,7 @@ def make_snippet(
     chosen = sorted(i for _score, i in scored[:2])
     if len(chosen) == 2 and len(parts[chosen[0]]) + len(parts[chosen[1]]) > max_chars:
         chosen = [scored[0][1]]
-    pieces = [highlight(parts[i], wanted, analyzer)[0] for i in chosen]
+    pieces = [highlight(parts[i], wanted, analyzer, tokens[i])[0] for i in chosen]
     text = (
         pieces[0]
         if len(pieces) == 1

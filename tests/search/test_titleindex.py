@@ -22,7 +22,8 @@ from bot.search.columns import IdLookup, StringColumn
 from bot.search.corpus import load_corpus
 from bot.search.engine import SearchEngine
 from bot.search.paperstore import PaperStore, save_store
-from bot.search.titleindex import DEPTH, TitleIndex, fold_title
+from bot.search.prefixsort import DEPTH
+from bot.search.titleindex import TitleIndex, fold_title
 from tests.conftest import ICML, TEST_DATA
 
 LIMIT = 25

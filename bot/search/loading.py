@@ -1,0 +1,152 @@
+"""`SearchEngine.load`: the saved index and paper store when their key still matches the
+configured corpus, else the corpus read, indexed and saved.
+
+The key covers the corpus files' bytes, the loader version, the analyzer and the BM25
+parameters, so a changed input never reuses a stale index. A reused index and store are
+checked by size here and by digest right after start-up (`bot.search.integrity`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bot.config import Settings
+from bot.search.analyzer import Analyzer
+from bot.search.corpus import LoadProblem, LoadReport, load_corpus
+from bot.search.index import BM25Index, BM25Params, IndexCacheError, saved_digests
+from bot.search.integrity import IntegrityCheck
+from bot.search.paperstore import PaperStore, StoreError, digests, save_store, storable
+from bot.search.savedfiles import remove_stale
+
+if TYPE_CHECKING:
+    from bot.search.engine import SearchEngine
+
+log = logging.getLogger(__name__)
+
+LOADER_VERSION = "4"  # 2: problems as structured records; 3: absurd records cut; 4: keywords
+
+
+def corpus_digest(files: Sequence[Path], exclude_status: Sequence[str]) -> str:
+    digest = hashlib.sha256(f"loader{LOADER_VERSION}|{sorted(exclude_status)}".encode())
+    for path in files:
+        digest.update(str(path.name).encode() + b"\0")
+        with path.open("rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+    return digest.hexdigest()
+
+
+def load_engine(cls: type[SearchEngine], settings: Settings) -> SearchEngine:
+    """`SearchEngine.load` (see there)."""
+    started = time.perf_counter()
+    files = list(settings.corpus.files)
+    analyzer = Analyzer()
+    report: LoadReport | None = None
+    if not all(Path(f).is_file() for f in files):
+        # A missing file is fatal there (CorpusError), before any index is keyed or saved.
+        load_corpus(files, exclude_status=settings.corpus.exclude_status)
+    s = settings.search
+    params = BM25Params(s.k1, s.b, s.epsilon)
+    expect = {
+        "corpus": corpus_digest(files, settings.corpus.exclude_status),
+        "analyzer": analyzer.signature,
+        "title_weight": s.title_weight,
+        "params": [params.k1, params.b, params.epsilon],
+    }
+    key = hashlib.sha256(repr(sorted(expect.items())).encode()).hexdigest()[:16]
+    folder = settings.corpus.index_dir / key
+    remove_stale(settings.corpus.index_dir)
+    index: BM25Index | None = None
+    store: PaperStore | None = None
+    saved_problems: list[LoadProblem] = []
+    if folder.exists():
+        try:
+            # Memory-mapped: postings pages are read (and count as resident) when touched.
+            index = BM25Index.load(folder, expect, mmap=True)
+            store = PaperStore(folder / "papers", expect)
+            if index.n_docs != len(store):
+                raise StoreError(
+                    f"{folder}: index holds {index.n_docs} documents, the paper store {len(store)}"
+                )
+            saved_problems = _saved_problems(folder, store.meta)
+        except IndexCacheError as exc:
+            log.warning("rebuilding the index: %s", exc)
+            index = None
+        except StoreError as exc:
+            log.warning("re-reading the corpus: %s", exc)
+            store = None
+    if store is not None:
+        report = LoadReport(
+            papers=store,
+            files=[Path(f) for f in files],
+            skipped=store.meta.get("skipped", 0),
+            problems=saved_problems,
+        )
+        for problem in report.problems:
+            log.warning("%s", problem)
+    else:
+        if report is None:
+            report = load_corpus(files, exclude_status=settings.corpus.exclude_status)
+        if index is not None and index.n_docs != len(report.papers):
+            log.warning(
+                "rebuilding the index: %s holds %d documents, corpus has %d",
+                folder,
+                index.n_docs,
+                len(report.papers),
+            )
+            index = None
+    engine = cls(
+        store if store is not None else report.papers,
+        analyzer=analyzer,
+        settings=s,
+        index=index,
+    )
+    if index is None:
+        try:
+            engine.index.save(folder, expect)
+        except OSError as exc:
+            log.warning("could not save the index to %s: %s", folder, exc)
+    if store is None and folder.exists() and storable(report.papers):
+        try:
+            save_store(
+                folder / "papers",
+                report.papers,
+                dict(
+                    expect,
+                    skipped=report.skipped,
+                    problems=[p.to_json() for p in report.problems[:1000]],
+                ),
+            )
+        except OSError as exc:
+            log.warning("could not save the paper store to %s: %s", folder, exc)
+    log.info(
+        "search engine ready: %d papers, %d terms, %.2fs (%s index)",
+        len(engine.papers),
+        len(engine.index.vocab),
+        time.perf_counter() - started,
+        "saved" if index is not None else "new",
+    )
+    engine.load_report = report
+    checks = [(folder, saved_digests(folder))] if index is not None else []
+    if store is not None:
+        checks.append((store.folder, digests(store.meta)))
+    if checks:
+        engine.integrity = IntegrityCheck(
+            checks, lambda problem: engine._rebuild(settings, problem)
+        ).start()
+    return engine
+
+
+def _saved_problems(folder: Path, meta: dict[str, Any]) -> list[LoadProblem]:
+    """The load problems saved with a store. They are a function of the files' content, which
+    the store's key covers, so they are reported again on every start, exactly as first found;
+    a missing file is never among them (it stops the load before anything is saved)."""
+    try:
+        return [LoadProblem.from_json(p) for p in meta.get("problems", [])]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise StoreError(f"{folder}: unreadable load problems ({exc})") from exc
