@@ -172,26 +172,21 @@ class SearchEngine(PaperLookups):
             keep &= ~has_all
         return keep
 
-    def _has_phrase_terms(self, ids: np.ndarray, phrases: Sequence[tuple[str, ...]]) -> np.ndarray:
-        """Mask of documents holding every word of every phrase: cheap, from the postings
-        (a dense per-document mask, not `np.isin`, which sorts)."""
-        keep = np.ones(ids.shape[0], dtype=bool)
-        present = np.zeros(self.index.n_docs, dtype=bool)
-        for term in {t for phrase in phrases for t in phrase}:
-            present[:] = False
-            present[self.index.postings(term)[0]] = True
-            keep &= present[ids]
-        return keep
-
     def _has_phrases(self, ids: np.ndarray, phrases: Sequence[tuple[str, ...]]) -> np.ndarray:
         """Mask of documents holding each phrase as a run of terms.
 
-        From the index's term sequences (`BM25Index.phrase_matches`): re-analysing each
-        candidate's text cost ~15 s of CPU for a common phrase on 100k papers.
+        From the index's term positions (`bot.search.phrases`): re-analysing each candidate's
+        text cost ~15 s of CPU for a common phrase on 100k papers. A phrase's documents are
+        found from its own terms' postings; `ids` narrows the search only when it is small
+        (a filter), since marking a large `ids` costs more than it saves.
         """
-        keep = self._has_phrase_terms(ids, phrases)
+        keep = np.ones(ids.shape[0], dtype=bool)
+        mark = np.zeros(self.index.n_docs, dtype=bool)
         for phrase in phrases:
-            keep[keep] = self.index.phrase_matches(ids[keep], phrase)
+            narrow = ids[keep] if int(keep.sum()) * 8 < self.index.n_docs else None
+            mark[:] = False
+            mark[self.index.phrase_docs(phrase, narrow)] = True
+            keep &= mark[ids]
         return keep
 
     def _doc_terms(self, doc: int) -> list[str]:
@@ -223,7 +218,7 @@ class SearchEngine(PaperLookups):
         if not plan.filters.is_empty():
             keep &= self._mask(ids, plan.filters)
         if plan.phrases:
-            keep &= self._has_phrases(ids, plan.phrases)
+            keep[keep] = self._has_phrases(ids[keep], plan.phrases)
         ids, scores = ids[keep], scores[keep]
         ratio = self.settings.min_score_ratio
         if plan.terms and ratio > 0 and scores.shape[0]:

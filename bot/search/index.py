@@ -24,15 +24,21 @@ from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
+from bot.search.phrases import (
+    PositionIndex,
+    chunk_positions,
+    merge_positions,
+    positions_per_term,
+    run_destinations,
+)
 from bot.search.savedfiles import atomic_folder, check_sizes, file_digest, read_meta
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-INDEX_FORMAT = 3  # 3: `forward`, every document's term ids in order (phrase checks)
+INDEX_FORMAT = 4  # 3: `forward` (phrase checks); 4: term positions instead (bot/search/phrases)
 MAX_TF = np.iinfo(np.uint16).max
-_ARRAYS = ("indptr", "doc_ids", "tfs", "doc_len", "sat", "forward")
-PHRASE_GATHER = 16  # gather candidates' positions below 1/16 of all, else scan (see below)
+_ARRAYS = ("indptr", "doc_ids", "tfs", "doc_len", "sat", "pos_indptr", "positions")
 # Dense accumulation once the postings touched reach 1/_DENSE_RATIO of the documents.
 _DENSE_RATIO = 8
 
@@ -63,9 +69,10 @@ class BM25Index:
     doc_len: np.ndarray
     params: BM25Params
     saturation: InitVar[np.ndarray | None] = None
-    # The term ids of every document in order, end to end (document d from starts[d]):
-    # the "positions" that let a phrase be checked without re-analysing any text.
-    forward: np.ndarray = field(default_factory=lambda: np.empty(0, np.int32))
+    # Where each term occurs in each of its documents, aligned with its postings
+    # (`bot.search.phrases`): phrases are checked without re-analysing any text.
+    pos_indptr: np.ndarray = field(default_factory=lambda: np.zeros(1, np.int64))
+    positions: np.ndarray = field(default_factory=lambda: np.empty(0, np.uint16))
 
     def __post_init__(self, saturation: np.ndarray | None) -> None:
         doc_len, params, tfs, doc_ids = self.doc_len, self.params, self.tfs, self.doc_ids
@@ -83,8 +90,9 @@ class BM25Index:
         self.sat = (
             saturation if saturation is not None else _saturation(tfs, doc_ids, self.norm, p.k1)
         )
-        self.starts = np.zeros(self.n_docs + 1, dtype=np.int64)
-        np.cumsum(doc_len, out=self.starts[1:])
+        self.phrases = PositionIndex(
+            self.indptr, doc_ids, tfs, doc_len, self.pos_indptr, self.positions
+        )
 
     # -- building ---------------------------------------------------------------------------
 
@@ -155,8 +163,7 @@ class BM25Index:
         first_doc = 0
         for gmap, part in zip(maps, partials, strict=True):
             counts = np.diff(part.indptr)
-            within = np.arange(part.doc_ids.shape[0]) - np.repeat(part.indptr[:-1], counts)
-            dest = cursor[np.repeat(gmap, counts)] + within
+            dest = run_destinations(cursor, gmap, counts)
             doc_ids[dest] = part.doc_ids + first_doc
             tfs[dest] = part.tfs
             cursor[gmap] += counts
@@ -164,12 +171,12 @@ class BM25Index:
         lengths = (
             np.concatenate([p.lengths for p in partials]) if partials else np.empty(0, np.uint32)
         )
-        forward = (
-            np.concatenate(
-                [gmap[p.sequence].astype(np.int32) for gmap, p in zip(maps, partials, strict=True)]
-            )
-            if partials
-            else np.empty(0, np.int32)
+        pos_indptr, positions = merge_positions(
+            [
+                (gmap, positions_per_term(p.indptr, p.tfs), p.positions)
+                for gmap, p in zip(maps, partials, strict=True)
+            ],
+            len(vocab),
         )
         return cls(
             vocab,
@@ -178,7 +185,8 @@ class BM25Index:
             tfs,
             lengths.astype(np.uint32, copy=False),
             params,
-            forward=forward,
+            pos_indptr=pos_indptr,
+            positions=positions,
         )
 
     # -- scoring ----------------------------------------------------------------------------
@@ -199,43 +207,24 @@ class BM25Index:
         """Mask of `docs` whose terms contain `phrase` as a run (stopwords are not terms, so
         "learning a model" holds the phrase "learning model", as the analyzer sees it).
 
-        Exact, and no text is analysed. Few candidates (their positions under 1/`PHRASE_GATHER`
-        of all): their positions are gathered at once and compared term by term. Many: one
-        vectorised pass over every position finds the run's starts, which is then cheaper
-        than gathering (about 10 ms per 20 M positions, 100k papers).
+        Exact, and no text is analysed: from the term positions (`bot.search.phrases`).
         """
-        tids = [self.vocab.get(t) for t in phrase]
-        keep = np.zeros(docs.shape[0], dtype=bool)
-        if not tids or any(t is None for t in tids) or not docs.shape[0]:
-            return keep
-        forward = np.asarray(self.forward)  # a plain view: memmap indexing costs extra
-        n = len(tids)
-        at = docs.astype(np.int64)
-        starts = self.starts[at]
-        counts = np.maximum(self.starts[at + 1] - starts - (n - 1), 0)
-        total = int(counts.sum())
-        if total * PHRASE_GATHER > forward.shape[0]:
-            return np.isin(docs, self._phrase_scan(forward, tids))
-        if not total:
-            return keep
-        owner = np.repeat(np.arange(docs.shape[0]), counts)
-        pos = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(total)
-        hit = forward[pos] == tids[0]
-        for j in range(1, n):
-            hit[hit] = forward[pos[hit] + j] == tids[j]
-        keep[np.unique(owner[hit])] = True
-        return keep
+        found = self.phrase_docs(phrase, docs)
+        mark = np.zeros(self.n_docs, dtype=bool)
+        mark[found] = True
+        kept: np.ndarray = mark[docs]
+        return kept
 
-    def _phrase_scan(self, forward: np.ndarray, tids: Sequence[int | None]) -> np.ndarray:
-        """Sorted ids of the documents holding the run `tids`, from one pass over all positions."""
-        n = len(tids)
-        pos = np.flatnonzero(forward == tids[0])
-        pos = pos[pos + n <= forward.shape[0]]
-        for j in range(1, n):
-            pos = pos[forward[pos + j] == tids[j]]
-        doc = np.searchsorted(self.starts, pos, side="right") - 1
-        inside = pos + n <= self.starts[doc + 1]  # a run never spans two documents
-        return np.unique(doc[inside])
+    def phrase_docs(self, phrase: Sequence[str], within: np.ndarray | None = None) -> np.ndarray:
+        """Ascending ids of the documents holding `phrase` (among the ids `within`, if given)."""
+        tids = [self.vocab.get(t) for t in phrase]
+        if not tids or any(t is None for t in tids):
+            return np.empty(0, np.int32)
+        mask = None
+        if within is not None:
+            mask = np.zeros(self.n_docs, dtype=bool)
+            mask[within] = True
+        return self.phrases.docs_with([t for t in tids if t is not None], mask)
 
     def term_idf(self, term: str) -> float:
         tid = self.vocab.get(term)
@@ -356,8 +345,11 @@ class BM25Index:
         ):
             raise IndexCacheError(f"{folder}: arrays do not fit together")
         params = BM25Params(*meta["params"])
-        if arrays["sat"].shape != arrays["doc_ids"].shape or arrays["forward"].shape[0] != int(
-            arrays["doc_len"].sum()
+        pos_indptr = arrays["pos_indptr"]
+        if (
+            arrays["sat"].shape != arrays["doc_ids"].shape
+            or pos_indptr.shape != indptr.shape
+            or int(pos_indptr[-1]) != arrays["positions"].shape[0]
         ):
             raise IndexCacheError(f"{folder}: arrays do not fit together")
         return cls(
@@ -368,7 +360,8 @@ class BM25Index:
             arrays["doc_len"],
             params,
             saturation=arrays["sat"],
-            forward=arrays["forward"],
+            pos_indptr=pos_indptr,
+            positions=arrays["positions"],
         )
 
 
@@ -396,7 +389,7 @@ class _Partial(NamedTuple):
     doc_ids: np.ndarray
     tfs: np.ndarray
     lengths: np.ndarray
-    sequence: np.ndarray  # every token's local term id, documents end to end
+    positions: np.ndarray  # offsets, aligned with the postings (`phrases.chunk_positions`)
 
 
 def _partial(docs: Iterable[Sequence[str]]) -> _Partial:
@@ -424,13 +417,14 @@ def _partial(docs: Iterable[Sequence[str]]) -> _Partial:
     order = np.argsort(t, kind="stable")  # stable: each postings list stays in corpus order
     indptr = np.zeros(len(vocab) + 1, dtype=np.int64)
     np.cumsum(np.bincount(t, minlength=len(vocab)), out=indptr[1:])
+    doc_lengths = np.frombuffer(lengths, dtype=np.uint32).copy()
     return _Partial(
         list(vocab),
         indptr,
         d[order],
         c[order],
-        np.frombuffer(lengths, dtype=np.uint32).copy(),
-        np.frombuffer(sequence, dtype=np.uint32).copy(),
+        doc_lengths,
+        chunk_positions(np.frombuffer(sequence, dtype=np.uint32), doc_lengths, MAX_TF),
     )
 
 

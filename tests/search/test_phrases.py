@@ -1,8 +1,11 @@
-"""Issue 12 item 16: phrase checks use the index's term sequences and are bounded.
+"""Issue 12 item 16 and issue 17: phrase checks use the index's term positions and are bounded.
 
-Proves: `BM25Index.phrase_matches` agrees with looking for the run in each document's analysed
-text (the reference), for few candidates (gathered) and many (one pass over all positions),
-built serially or in parallel and after a save and load; a phrase search analyses no paper text.
+Proves: `BM25Index.phrase_docs` / `phrase_matches` agree with looking for the run in each
+document's analysed text (the reference, which is what format 3's term sequences checked),
+on the seed and tests/data and on a random corpus with repeated words, runs at document edges
+and empty documents; for serial and parallel builds, after a memory-mapped load, with a filter,
+with many membership windows; wide offsets for documents past 65,535 tokens; runs never span
+two documents; stopwords are not positions; a phrase search analyses no paper text.
 """
 
 from __future__ import annotations
@@ -97,3 +100,85 @@ def test_a_phrase_search_analyses_no_paper_text(monkeypatch) -> None:
     # Only the query's own text (its phrase, its words), never a paper's text.
     assert not [t for t in analysed if "Topic" in t or "Paper" in t], analysed
     assert len(analysed) < 10, analysed
+
+
+def random_corpus(rng: random.Random, n_docs: int, vocab: int) -> list[list[str]]:
+    """Documents over a small Zipf-like vocabulary: common phrases, repeated words ("w1 w1"),
+    runs at document edges, empty documents."""
+    words = [f"w{i}" for i in range(vocab)]
+    weights = [1 / (i + 1) for i in range(vocab)]
+    return [rng.choices(words, weights, k=rng.choice([0, 1, 2, 5, 30, 120])) for _ in range(n_docs)]
+
+
+def format3_docs(docs: list[list[str]], phrase: Sequence[str]) -> list[int]:
+    """The reference, as format 3 checked it: the run in each document's term sequence
+    (as text: these terms hold no spaces, so a run is a substring between spaces)."""
+    run = " " + " ".join(phrase) + " "
+    return [d for d, tokens in enumerate(docs) if run in " " + " ".join(tokens) + " "]
+
+
+@pytest.mark.parametrize("window", [1 << 22, 512])  # 512: many membership windows
+def test_positions_match_what_term_sequences_matched(tmp_path, monkeypatch, window) -> None:
+    """Parity, new vs old: random phrases (1-5 terms, repeats, absent runs, edges) on a random
+    corpus, serial and parallel builds, after a memory-mapped load, with and without a filter."""
+    monkeypatch.setattr("bot.search.phrases.WINDOW", window)
+    rng = random.Random(17)
+    docs = random_corpus(rng, 1500, 40)
+    serial = BM25Index.build(docs, BM25Params())
+    monkeypatch.setattr("bot.search.index.PARALLEL_MIN_DOCS", 1)
+    monkeypatch.setattr("bot.search.index.PARALLEL_CHUNK", 1000)
+    parallel = BM25Index.build_parallel(docs, lambda d: d, BM25Params(), workers=2)
+    serial.save(tmp_path / "idx", {"k": 1})
+    loaded = BM25Index.load(tmp_path / "idx", {"k": 1}, mmap=True)
+    assert serial.positions.dtype == np.uint16
+    phrases = [
+        tuple(rng.choices([f"w{i}" for i in range(12)], k=rng.randint(1, 5))) for _ in range(150)
+    ]
+    phrases += phrases_of([d for d in docs if d], rng, 150)
+    for phrase in phrases:
+        want = format3_docs(docs, phrase)
+        for index in (serial, parallel, loaded):
+            assert index.phrase_docs(phrase).tolist() == want, phrase
+        within = np.array(sorted(rng.sample(range(len(docs)), 200)), dtype=np.int32)
+        assert serial.phrase_docs(phrase, within).tolist() == sorted(
+            set(want) & set(within.tolist())
+        )
+
+
+def test_positions_of_real_papers_match_term_sequences(docs) -> None:
+    """Parity on tests/data and the seed: every 2-3 term run of some papers, and their
+    shuffles (runs that mostly do not exist)."""
+    index = BM25Index.build(docs, BM25Params())
+    rng = random.Random(3)
+    for tokens in rng.sample(docs, min(40, len(docs))):
+        for size in (2, 3):
+            start = rng.randrange(max(1, len(tokens) - size + 1))
+            run = tokens[start : start + size]
+            for phrase in (tuple(run), tuple(reversed(run))):
+                assert index.phrase_docs(phrase).tolist() == format3_docs(docs, phrase), phrase
+
+
+def test_long_documents_get_wide_offsets() -> None:
+    """Offsets past 65,535 need uint32; a run there is found, and never across documents."""
+    long_doc = ["x", "y"] * 35_000 + ["a", "b"]
+    docs = [["b", "c"], long_doc, ["b", "a"], ["a", "b"]]
+    index = BM25Index.build(docs, BM25Params())
+    assert index.positions.dtype == np.uint32
+    assert index.phrase_docs(("a", "b")).tolist() == [1, 3]
+    assert index.phrase_docs(("y", "a", "b")).tolist() == [1]
+    assert index.phrase_docs(("b", "b")).tolist() == []  # doc 1 ends with "b", doc 2 starts
+    assert index.phrase_docs(("a", "a")).tolist() == []  # doc 2 ends with "a", doc 3 starts
+    assert index.phrase_docs(("x", "y", "x")).tolist() == [1]
+
+
+def test_stopwords_are_not_positions() -> None:
+    """ "learning a model" holds the phrase "learning model"; "model learning" does not."""
+    papers = [
+        Paper(id="a", title="One", abstract="We train a learning a model here.", venue="T 2024"),
+        Paper(id="b", title="Two", abstract="A model, learning from data.", venue="T 2024"),
+        Paper(id="c", title="Three", abstract="Learning to model data.", venue="U 2025"),
+    ]
+    engine = SearchEngine(papers)
+    assert [h.paper.id for h in engine.search('"learning model"').hits] == ["a", "c"]
+    assert [h.paper.id for h in engine.search('"learning model" venue:U').hits] == ["c"]
+    assert engine.matching_ids('"learning model"') == ["a", "c"]
