@@ -216,6 +216,38 @@ def _require_text(paper_id: str, title: str, abstract: str) -> None:
         raise RecordError(f"paper {paper_id!r} has neither title nor abstract")
 
 
+def _paper(
+    record: dict[str, Any],
+    paper_id: str,
+    title: str,
+    abstract: str,
+    venue: str,
+    year: int | None,
+    authors_key: str,
+    links: list[Link],
+    derived: bool = False,
+    added: str | None = None,
+) -> Paper:
+    """A paper from what each record shape reads its own way (id, title, abstract, venue, year,
+    links) and the fields project files and conference lists spell alike."""
+    status = record.get("status")
+    return Paper(
+        id=paper_id,
+        title=title or _headline_fallback(abstract),
+        abstract=abstract,
+        venue=venue,
+        year=year,
+        authors=_split_list(record.get(authors_key), authors_key),
+        links=tuple(links),
+        status=status if isinstance(status, str) and status else None,
+        keywords=_split_list(record.get("keywords"), "keywords"),
+        tldr=tidy(_text(record.get("tldr"), "tldr")),
+        bibtex=_text(record.get("bibtex"), "bibtex").strip(),
+        title_derived=derived or not title,
+        added=added,
+    )
+
+
 # --- the three record shapes ---------------------------------------------------------------
 
 
@@ -232,22 +264,10 @@ def paper_from_project(record: dict[str, Any], default_venue: str) -> Paper:
         if not isinstance(item, dict) or not _url(item.get("url")):
             raise RecordError("each link needs a kind and an http(s) url")
         links.append(Link(str(item.get("kind") or "other"), item["url"]))
-    status = record.get("status")
-    return Paper(
-        id=paper_id,
-        title=title or _headline_fallback(abstract),
-        abstract=abstract,
-        venue=_text(record.get("venue"), "venue").strip() or default_venue,
-        year=_year(record.get("year")),
-        authors=_split_list(record.get("authors"), "authors"),
-        links=tuple(links),
-        status=status if isinstance(status, str) and status else None,
-        keywords=_split_list(record.get("keywords"), "keywords"),
-        tldr=tidy(_text(record.get("tldr"), "tldr")),
-        bibtex=_text(record.get("bibtex"), "bibtex").strip(),
-        title_derived=bool(record.get("title_derived")) or not title,
-        added=added_stamp(record.get("added")),
-    )
+    venue = _text(record.get("venue"), "venue").strip() or default_venue
+    year, added = _year(record.get("year")), added_stamp(record.get("added"))
+    derived = bool(record.get("title_derived"))
+    return _paper(record, paper_id, title, abstract, venue, year, "authors", links, derived, added)
 
 
 def _listed_core(record: dict[str, Any], id_key: str, abstract_key: str) -> tuple[str, str, str]:
@@ -273,21 +293,7 @@ def paper_from_paperlist(record: dict[str, Any], venue: str, year: int | None, s
         )
         if url
     ]
-    status = record.get("status")
-    return Paper(
-        id=f"{slug}/{paper_id}",
-        title=title or _headline_fallback(abstract),
-        abstract=abstract,
-        venue=venue,
-        year=year,
-        authors=_split_list(record.get("author"), "author"),
-        links=tuple(links),
-        status=status if isinstance(status, str) and status else None,
-        keywords=_split_list(record.get("keywords"), "keywords"),
-        tldr=tidy(_text(record.get("tldr"), "tldr")),
-        bibtex=_text(record.get("bibtex"), "bibtex").strip(),
-        title_derived=not title,
-    )
+    return _paper(record, f"{slug}/{paper_id}", title, abstract, venue, year, "author", links)
 
 
 def paper_from_beir(record: dict[str, Any], venue: str) -> Paper:

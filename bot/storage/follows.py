@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from bot.storage.library import ts
+from bot.storage.rows import from_row, ts
 
 if TYPE_CHECKING:
     from bot.storage.store import Storage
@@ -71,15 +71,7 @@ class Follow:
 
 
 def _follow(row: Any) -> Follow:
-    return Follow(
-        follow_id=row["follow_id"],
-        user_id=row["user_id"],
-        guild_id=row["guild_id"],
-        channel_id=row["channel_id"],
-        query=row["query"],
-        created_at=datetime.fromisoformat(row["created_at"]),
-        disabled_reason=row["disabled_reason"],
-    )
+    return from_row(Follow, row)
 
 
 class Follows:

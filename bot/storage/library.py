@@ -9,8 +9,10 @@ so the move to PostgreSQL changes the connection, not these queries. The tables 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
+
+from bot.storage.rows import from_row, ts
 
 if TYPE_CHECKING:
     from bot.storage.store import Storage
@@ -63,21 +65,8 @@ class TopEntry:
     count: int
 
 
-def ts(value: datetime) -> str:
-    """Timestamps are stored as ISO-8601 UTC text: sorts as time on both backends."""
-    if value.tzinfo is None:
-        raise ValueError("timestamps must be timezone-aware")
-    return value.astimezone(UTC).isoformat()
-
-
 def _saved(row: Any) -> SavedPaper:
-    return SavedPaper(
-        user_id=row["user_id"],
-        paper_id=row["paper_id"],
-        guild_id=row["guild_id"],
-        saved_at=datetime.fromisoformat(row["saved_at"]),
-        read_at=None if row["read_at"] is None else datetime.fromisoformat(row["read_at"]),
-    )
+    return from_row(SavedPaper, row)
 
 
 class Library:

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
 from bot.storage.records import Pick, PoolState, Schedule
+from bot.storage.rows import from_row, ts
 from bot.storage.schema import Conn, StorageError, current_version
 from bot.storage.urls import parse_database_url
 
@@ -39,52 +40,12 @@ class Backend(Protocol):
     async def close(self) -> None: ...
 
 
-def _ts(value: datetime | None) -> str | None:
-    if value is None:
-        return None
-    if value.tzinfo is None:
-        raise ValueError("timestamps must be timezone-aware")
-    return value.astimezone(UTC).isoformat()
-
-
-def _dt(value: str | None) -> datetime | None:
-    return None if value is None else datetime.fromisoformat(value)
-
-
 def _schedule(row: Any) -> Schedule:
-    return Schedule(
-        guild_id=row["guild_id"],
-        channel_id=row["channel_id"],
-        time=row["post_time"],
-        timezone=row["timezone"],
-        topic=row["topic"],
-        enabled=bool(row["enabled"]),
-        stopped_reason=row["stopped_reason"],
-        start_date=row["start_date"],
-        updated_at=datetime.fromisoformat(row["updated_at"]),
-    )
+    return from_row(Schedule, row, time="post_time")
 
 
 def _pick(row: Any) -> Pick:
-    return Pick(
-        guild_id=row["guild_id"],
-        local_date=row["local_date"],
-        paper_id=row["paper_id"],
-        epoch=row["epoch"],
-        marker=row["marker"],
-        state=row["state"],
-        channel_id=row["channel_id"],
-        message_id=row["message_id"],
-        attempts=row["attempts"],
-        error=row["error"],
-        next_attempt_at=_dt(row["next_attempt_at"]),
-        first_attempt_at=_dt(row["first_attempt_at"]),
-        created_at=datetime.fromisoformat(row["created_at"]),
-        updated_at=datetime.fromisoformat(row["updated_at"]),
-        sent_at=_dt(row["sent_at"]),
-        claim_owner=row["claim_owner"],
-        claim_until=_dt(row["claim_until"]),
-    )
+    return from_row(Pick, row)
 
 
 class Storage:
@@ -218,7 +179,7 @@ class Storage:
                 "post_time = excluded.post_time, timezone = excluded.timezone, "
                 "topic = excluded.topic, enabled = 1, stopped_reason = NULL, "
                 "start_date = excluded.start_date, updated_at = excluded.updated_at",
-                (guild_id, channel_id, time, timezone, topic, start_date, _ts(now)),
+                (guild_id, channel_id, time, timezone, topic, start_date, ts(now)),
             )
             if drop_pending_from is not None:
                 c.execute(
@@ -239,7 +200,7 @@ class Storage:
                 c.execute(
                     "UPDATE schedules SET enabled = 0, updated_at = ? "
                     "WHERE guild_id = ? AND enabled = 1",
-                    (_ts(now), guild_id),
+                    (ts(now), guild_id),
                 ).rowcount
                 > 0
             )
@@ -297,7 +258,7 @@ class Storage:
                 "INSERT INTO picks (guild_id, local_date, paper_id, epoch, marker, "
                 "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (guild_id, local_date) DO NOTHING",
-                (guild_id, local_date, paper_id, epoch, marker, _ts(now), _ts(now)),
+                (guild_id, local_date, paper_id, epoch, marker, ts(now), ts(now)),
             )
             if cur.rowcount:
                 c.execute(
@@ -318,7 +279,7 @@ class Storage:
             c.execute(
                 "UPDATE picks SET paper_id = ?, epoch = ?, marker = ?, updated_at = ? "
                 "WHERE guild_id = ? AND local_date = ? AND state != 'sent'",
-                (paper_id, epoch, marker, _ts(now), guild_id, local_date),
+                (paper_id, epoch, marker, ts(now), guild_id, local_date),
             )
             c.execute(
                 "UPDATE pools SET epoch = ? WHERE guild_id = ? AND epoch < ?",
@@ -376,7 +337,7 @@ class Storage:
         where = "state IN ('pending', 'sending') AND (claim_until IS NULL OR claim_until <= ?" + (
             " OR claim_owner = ?)" if owner is not None else ")"
         )
-        args: list[Any] = [_ts(now)] + ([owner] if owner is not None else [])
+        args: list[Any] = [ts(now)] + ([owner] if owner is not None else [])
         if attempts is not None:
             where += " AND attempts = ?"
             args.append(attempts)
@@ -389,10 +350,10 @@ class Storage:
                 f"WHERE guild_id = ? AND local_date = ? AND {where}",
                 (
                     channel_id,
-                    _ts(now),
-                    _ts(now),
+                    ts(now),
+                    ts(now),
                     owner,
-                    _ts(lease_until),
+                    ts(lease_until),
                     guild_id,
                     local_date,
                     *args,
@@ -417,7 +378,7 @@ class Storage:
             local_date,
             "state = 'sent', message_id = ?, channel_id = COALESCE(?, channel_id), error = NULL, "
             "next_attempt_at = NULL, sent_at = ?, updated_at = ?, " + _UNCLAIM,
-            (message_id, channel_id, _ts(now), _ts(now)),
+            (message_id, channel_id, ts(now), ts(now)),
         )
 
     async def mark_retry(
@@ -428,7 +389,7 @@ class Storage:
             guild_id,
             local_date,
             "state = 'pending', error = ?, next_attempt_at = ?, updated_at = ?, " + _UNCLAIM,
-            (error, _ts(next_attempt_at), _ts(now)),
+            (error, ts(next_attempt_at), ts(now)),
         )
 
     async def mark_failed(
@@ -439,7 +400,7 @@ class Storage:
             guild_id,
             local_date,
             "state = 'failed', error = ?, next_attempt_at = NULL, updated_at = ?, " + _UNCLAIM,
-            (error, _ts(now)),
+            (error, ts(now)),
             stop_reason=error if stop_schedule else None,
             now=now,
         )
@@ -483,5 +444,5 @@ _PICK = "SELECT * FROM picks WHERE guild_id = ? AND local_date = ?"
 def _stop(c: Conn, guild_id: int, reason: str, now: datetime) -> None:
     c.execute(
         "UPDATE schedules SET stopped_reason = ?, updated_at = ? WHERE guild_id = ?",
-        (reason, _ts(now), guild_id),
+        (reason, ts(now), guild_id),
     )
