@@ -73,6 +73,8 @@ class StorageSettings:
 
 @dataclass(frozen=True, slots=True)
 class DailySettings:
+    """How the paper of the day retries a failed post ([daily]; bot/daily/delivery.py)."""
+
     retry_window_hours: float = 12.0
     retry_base_seconds: float = 30.0
     retry_max_seconds: float = 1800.0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import discord
@@ -14,6 +15,7 @@ from bot.search import refs
 from bot.search.models import SearchError
 from bot.storage.library import Library
 
+Choice = app_commands.Choice[str]
 ALL_VENUES = "all"  # `venue: all` searches every venue despite a server default
 
 if TYPE_CHECKING:
@@ -25,6 +27,17 @@ async def owner_only(interaction: discord.Interaction[PaperBot]) -> bool:
     if await interaction.client.is_owner(interaction.user):
         return True
     raise NotOwner()
+
+
+def manager_group(name: str, description: str) -> app_commands.Group:
+    """A command group for server managers, never in DMs: Discord hides it from members
+    without Manage Server (`default_permissions`); `manager_only` checks it again."""
+    return app_commands.Group(
+        name=name,
+        description=description,
+        guild_only=True,
+        default_permissions=discord.Permissions(manage_guild=True),
+    )
 
 
 async def manager_only(interaction: discord.Interaction[PaperBot]) -> bool:
@@ -54,6 +67,22 @@ async def venue_autocomplete(
         )
         for v in names[: limits.CHOICES]
     ]
+
+
+def matching_choices(current: str, options: Iterable[tuple[str, str]]) -> list[Choice]:
+    """The first 25 (label, value) options whose label or value contains what was typed
+    (case-folded); values longer than Discord accepts are left out, labels truncated."""
+    want = current.casefold().strip()
+    choices: list[Choice] = []
+    for label, value in options:
+        if len(value) > limits.CHOICE_VALUE:
+            continue
+        if want in label.casefold() or want in value.casefold():
+            name = limits.truncate(label, limits.CHOICE_NAME) or value
+            choices.append(app_commands.Choice(name=name, value=value))
+            if len(choices) == limits.CHOICES:
+                break
+    return choices
 
 
 async def effective_venue(

@@ -276,5 +276,10 @@ def help_embed(venues: Mapping[str, int], *, ephemeral: bool | None = True) -> d
     return finish(embed)
 
 
+def note_embed(message: str) -> discord.Embed:
+    """A short answer in the bot's colour: a setting changed, an item removed."""
+    return finish(discord.Embed(description=message, colour=COLOR))
+
+
 def error_embed(message: str) -> discord.Embed:
     return finish(discord.Embed(description=message, colour=ERROR_COLOR))

@@ -144,6 +144,11 @@ async def send(
 UNKNOWN_INTERACTION = 10062
 
 
+async def confirm(interaction: discord.Interaction[PaperBot], text: str) -> None:
+    """A short confirmation only the user sees (`render.note_embed`)."""
+    await send(interaction, embed=render.note_embed(text), ephemeral=True)
+
+
 def describe(error: BaseException) -> tuple[str, bool]:
     """(message for the user, whether this is our bug whose traceback must be logged)."""
     if isinstance(error, app_commands.CommandInvokeError):

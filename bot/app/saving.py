@@ -193,11 +193,7 @@ class ForgetButton(BotButton, template=r"pb:forget:(?P<user>\d{1,20})"):
         bot = interaction.client
         counts = await library.library_of(bot.storage).forget_user(self.user_id)
         done = ", ".join(f"{n} {kind}" for kind, n in counts.items())
-        embed = render.finish(
-            discord.Embed(
-                description=f"Deleted: {done}. Nothing about you is left.", colour=render.COLOR
-            )
-        )
+        embed = render.note_embed(f"Deleted: {done}. Nothing about you is left.")
         await respond.send(interaction, embed=embed, view=discord.ui.View(timeout=None), edit=True)
 
 

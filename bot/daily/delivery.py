@@ -9,6 +9,7 @@ recorded before and after the HTTP call, so a crash at any moment is recovered b
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -24,25 +25,17 @@ log = logging.getLogger(__name__)
 CLOCK_SKEW = timedelta(minutes=10)  # see `Delivery.since`
 
 
+@dataclass(slots=True)
 class Delivery:
-    """Posts picks through a `Poster` and records each outcome; one instance per scheduler."""
+    """Posts picks through a `Poster` and records each outcome; one instance per scheduler.
+    `owner` is this process's name on the claims it writes (see DailyScheduler.owner)."""
 
-    def __init__(
-        self,
-        storage: Storage,
-        poster: Poster,
-        picker: Picker,
-        settings: DailySettings,
-        clock: Clock,
-        owner: str,
-    ) -> None:
-        self.storage = storage
-        self.poster = poster
-        self.picker = picker
-        self.settings = settings
-        self.clock = clock
-        # This process's name on the claims it writes (see DailyScheduler.owner).
-        self.owner = owner
+    storage: Storage
+    poster: Poster
+    picker: Picker
+    settings: DailySettings
+    clock: Clock
+    owner: str
 
     async def settle_stale(
         self, schedule: Schedule, stale: list[Pick], now: datetime

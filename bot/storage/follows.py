@@ -70,10 +70,6 @@ class Follow:
         return self.disabled_reason is None
 
 
-def _follow(row: Any) -> Follow:
-    return from_row(Follow, row)
-
-
 class Follows:
     """Follows, deliveries and the set of papers already in the corpus, over one `Storage`."""
 
@@ -102,14 +98,14 @@ class Follows:
     async def get(self, follow_id: str) -> Follow | None:
         def q(c: Any) -> Follow | None:
             row = c.execute("SELECT * FROM follows WHERE follow_id = ?", (follow_id,)).fetchone()
-            return None if row is None else _follow(row)
+            return None if row is None else from_row(Follow, row)
 
         return await self.storage.run(q, write=False)
 
     async def _list(self, where: str, args: tuple[Any, ...]) -> list[Follow]:
         return await self.storage.run(
             lambda c: [
-                _follow(r)
+                from_row(Follow, r)
                 for r in c.execute(
                     f"SELECT * FROM follows WHERE {where} ORDER BY created_at, follow_id", args
                 )
@@ -194,25 +190,11 @@ class Follows:
 
     async def batch(self, batch_id: str) -> list[str]:
         """The papers of one notification, in the order they were listed (for its ▶ button)."""
-        return await self.storage.run(
-            lambda c: [
-                r[0]
-                for r in c.execute(
-                    "SELECT paper_id FROM deliveries WHERE batch_id = ? ORDER BY position",
-                    (batch_id,),
-                )
-            ],
-            write=False,
+        return await self.storage.column(
+            "SELECT paper_id FROM deliveries WHERE batch_id = ? ORDER BY position", (batch_id,)
         )
 
     async def delivered(self, target: str) -> list[str]:
-        return await self.storage.run(
-            lambda c: [
-                r[0]
-                for r in c.execute(
-                    "SELECT paper_id FROM deliveries WHERE target = ? ORDER BY sent_at, position",
-                    (target,),
-                )
-            ],
-            write=False,
+        return await self.storage.column(
+            "SELECT paper_id FROM deliveries WHERE target = ? ORDER BY sent_at, position", (target,)
         )

@@ -65,10 +65,6 @@ class TopEntry:
     count: int
 
 
-def _saved(row: Any) -> SavedPaper:
-    return from_row(SavedPaper, row)
-
-
 class Library:
     """Saved papers, server preferences and reactions over one `Storage`."""
 
@@ -104,7 +100,7 @@ class Library:
         """Newest first; ties (same instant) by paper id so the order is stable."""
         return await self.storage.run(
             lambda c: [
-                _saved(r)
+                from_row(SavedPaper, r)
                 for r in c.execute(
                     "SELECT * FROM saved WHERE user_id = ? ORDER BY saved_at DESC, paper_id",
                     (user_id,),
@@ -118,7 +114,7 @@ class Library:
             row = c.execute(
                 "SELECT * FROM saved WHERE user_id = ? AND paper_id = ?", (user_id, paper_id)
             ).fetchone()
-            return None if row is None else _saved(row)
+            return None if row is None else from_row(SavedPaper, row)
 
         return await self.storage.run(q, write=False)
 

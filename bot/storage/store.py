@@ -103,6 +103,10 @@ class Storage:
         records."""
         return await self._run(fn, write=write)
 
+    async def column(self, sql: str, args: tuple[Any, ...]) -> list[Any]:
+        """The first column of every row a read returns, in order."""
+        return await self._run(lambda c: [r[0] for r in c.execute(sql, args)], write=False)
+
     async def _one(
         self,
         sql: str,

@@ -16,8 +16,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import library, limits, markdown, notify, render, respond
-from bot.app.checks import manager_only
+from bot.app import library, markdown, notify, respond
+from bot.app.checks import manager_only, matching_choices
 from bot.search.models import EmptyQuery
 from bot.storage.follows import Follows
 
@@ -131,7 +131,7 @@ class FollowsCog(commands.Cog, name="Follows"):
         )
         if channel is None:
             text += " Keep DMs from this server's members open, or the follow stops."
-        await self._ok(interaction, text)
+        await respond.confirm(interaction, text)
 
     @follow.command(name="list", description="Your follows and this server's channel follows")
     async def list_(self, interaction: discord.Interaction[PaperBot]) -> None:
@@ -165,7 +165,7 @@ class FollowsCog(commands.Cog, name="Follows"):
         if server:
             await manager_only(interaction)
         await follows.remove(found.follow_id)
-        await self._ok(interaction, f"Stopped following **{markdown.escape(found.query)}**.")
+        await respond.confirm(interaction, f"Stopped following **{markdown.escape(found.query)}**.")
 
     @remove.autocomplete("follow")
     async def follow_autocomplete(
@@ -177,18 +177,13 @@ class FollowsCog(commands.Cog, name="Follows"):
         found = await follows.personal(interaction.user.id)
         if interaction.guild_id is not None and interaction.permissions.manage_guild:
             found += await follows.of_guild(interaction.guild_id)
-        want = current.casefold()
-        choices = []
-        for f in found:
-            label = f.query if f.channel_id is None else f"{f.query} (channel)"
-            if want in label.casefold() or want in f.follow_id:
-                name = limits.truncate(label, limits.CHOICE_NAME)
-                choices.append(app_commands.Choice(name=name, value=f.follow_id))
-        return choices[: limits.CHOICES]
-
-    async def _ok(self, interaction: discord.Interaction[PaperBot], text: str) -> None:
-        embed = render.finish(discord.Embed(description=text, colour=render.COLOR))
-        await respond.send(interaction, embed=embed, ephemeral=True)
+        return matching_choices(
+            current,
+            (
+                (f.query if f.channel_id is None else f"{f.query} (channel)", f.follow_id)
+                for f in found
+            ),
+        )
 
 
 async def setup(bot: PaperBot) -> None:

@@ -13,9 +13,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import library, limits, render, respond, saving
+from bot.app import library, render, respond, saving
+from bot.app.checks import matching_choices
 from bot.search.export import FORMATS
-from bot.storage.library import Library
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
@@ -29,9 +29,6 @@ class LibraryCog(commands.Cog, name="Library"):
     def __init__(self, bot: PaperBot) -> None:
         self.bot = bot
 
-    def _store(self) -> Library:
-        return library.library_of(self.bot.storage)
-
     @library.command(name="show", description="Your saved papers, newest first, read or unread")
     @app_commands.describe(page="Which page (5 papers each)")
     async def show(
@@ -44,10 +41,10 @@ class LibraryCog(commands.Cog, name="Library"):
     async def remove(
         self, interaction: discord.Interaction[PaperBot], paper: app_commands.Range[str, 1, REF_MAX]
     ) -> None:
-        store = self._store()
+        store = library.library_of(self.bot.storage)
         paper_id = await library.resolve_saved(store, self.bot.engine, interaction.user.id, paper)
         await store.remove(interaction.user.id, paper_id)
-        await self._ok(interaction, f"Removed `{paper_id}` from your library.")
+        await respond.confirm(interaction, f"Removed `{paper_id}` from your library.")
 
     @library.command(name="read", description="Mark a saved paper as read (or unread again)")
     @app_commands.describe(paper="Start typing a title from your library", read="False: unread")
@@ -57,11 +54,11 @@ class LibraryCog(commands.Cog, name="Library"):
         paper: app_commands.Range[str, 1, REF_MAX],
         read: bool = True,
     ) -> None:
-        store = self._store()
+        store = library.library_of(self.bot.storage)
         paper_id = await library.resolve_saved(store, self.bot.engine, interaction.user.id, paper)
         await store.mark_read(interaction.user.id, paper_id, library.now(), read)
         state = "read ✅" if read else "unread 🔵"
-        await self._ok(interaction, f"Marked `{paper_id}` as {state}.")
+        await respond.confirm(interaction, f"Marked `{paper_id}` as {state}.")
 
     @library.command(name="export", description="Your library as a file: BibTeX, Markdown or CSV")
     @app_commands.describe(
@@ -72,7 +69,7 @@ class LibraryCog(commands.Cog, name="Library"):
         self, interaction: discord.Interaction[PaperBot], format: app_commands.Choice[str]
     ) -> None:
         name, data, count, missing = await library.export_file(
-            self._store(), self.bot.engine, interaction.user.id, format.value
+            library.library_of(self.bot.storage), self.bot.engine, interaction.user.id, format.value
         )
         text = f"Your library as {format.name}: {count} paper{'s' if count != 1 else ''}."
         if missing:
@@ -85,7 +82,7 @@ class LibraryCog(commands.Cog, name="Library"):
         name="clear", description="Delete everything the bot stores about you (asks first)"
     )
     async def clear(self, interaction: discord.Interaction[PaperBot]) -> None:
-        count = await self._store().count(interaction.user.id)
+        count = await library.library_of(self.bot.storage).count(interaction.user.id)
         view = discord.ui.View(timeout=None)
         view.add_item(saving.ForgetButton(interaction.user.id))
         text = (
@@ -102,24 +99,13 @@ class LibraryCog(commands.Cog, name="Library"):
     ) -> list[app_commands.Choice[str]]:
         if self.bot.storage is None:
             return []
-        want = current.casefold().strip()
-        choices = []
-        for item in await self._store().all(interaction.user.id):
-            paper = library.find(self.bot.engine, item.paper_id)
-            title = render.title_text(paper) if paper else item.paper_id
-            if want and want not in title.casefold() and want not in item.paper_id.casefold():
-                continue
-            if len(item.paper_id) > limits.CHOICE_VALUE:
-                continue
-            name = limits.truncate(title, limits.CHOICE_NAME) or item.paper_id
-            choices.append(app_commands.Choice(name=name, value=item.paper_id))
-            if len(choices) == limits.CHOICES:
-                break
-        return choices
+        saved = await library.library_of(self.bot.storage).all(interaction.user.id)
 
-    async def _ok(self, interaction: discord.Interaction[PaperBot], text: str) -> None:
-        embed = render.finish(discord.Embed(description=text, colour=render.COLOR))
-        await respond.send(interaction, embed=embed, ephemeral=True)
+        def labelled(paper_id: str) -> tuple[str, str]:
+            paper = library.find(self.bot.engine, paper_id)
+            return (render.title_text(paper) if paper else paper_id), paper_id
+
+        return matching_choices(current, (labelled(item.paper_id) for item in saved))
 
 
 async def setup(bot: PaperBot) -> None:

@@ -15,29 +15,20 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import library, markdown, render, respond
-from bot.app.checks import manager_only, venue_autocomplete
+from bot.app import library, markdown, respond
+from bot.app.checks import manager_group, manager_only, venue_autocomplete
 from bot.app.pages import VENUE_MAX
 from bot.search import refs
-from bot.storage.library import Library
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
 
 
 class Server(commands.Cog):
-    server = app_commands.Group(
-        name="server",
-        description="This server's settings for the bot (needs Manage Server)",
-        guild_only=True,
-        default_permissions=discord.Permissions(manage_guild=True),
-    )
+    server = manager_group("server", "This server's settings for the bot (needs Manage Server)")
 
     def __init__(self, bot: PaperBot) -> None:
         self.bot = bot
-
-    def _store(self) -> Library:
-        return library.library_of(self.bot.storage)
 
     @app_commands.command(name="top", description="This server's most saved and most liked papers")
     @app_commands.describe(period="Over the last week, month, or all time")
@@ -53,7 +44,7 @@ class Server(commands.Cog):
         assert interaction.guild_id is not None
         span = period.value if period else "week"
         start = library.since(span, library.now())
-        store = self._store()
+        store = library.library_of(self.bot.storage)
         saved = await store.top_saved(interaction.guild_id, start, library.TOP_SIZE)
         reacted = await store.top_reacted(interaction.guild_id, start, library.TOP_SIZE)
         embed = library.top_embed(saved, reacted, self.bot.engine, span)
@@ -74,15 +65,16 @@ class Server(commands.Cog):
         if venue is not None:
             venue = refs.find_venue(self.bot.engine, venue)  # an autocomplete key: its name
             self.bot.engine.resolve_venues(venue)  # unknown: a clear message, nothing saved
-        await self._store().set_default_venue(interaction.guild_id, venue, library.now())
+        await library.library_of(self.bot.storage).set_default_venue(
+            interaction.guild_id, venue, library.now()
+        )
         text = (
             f"/search and /random now look in **{markdown.escape(venue)}** unless a venue is "
             "given (`venue: all` searches everything once)."
             if venue
             else "No default venue: /search and /random look in every venue."
         )
-        embed = render.finish(discord.Embed(description=text, colour=render.COLOR))
-        await respond.send(interaction, embed=embed, ephemeral=True)
+        await respond.confirm(interaction, text)
 
     # -- reactions on the daily post ------------------------------------------------------------
 
@@ -91,13 +83,15 @@ class Server(commands.Cog):
             return None
         if self.bot.user is not None and payload.user_id == self.bot.user.id:
             return None
-        return await self._store().daily_post_paper(payload.guild_id, payload.message_id)
+        return await library.library_of(self.bot.storage).daily_post_paper(
+            payload.guild_id, payload.message_id
+        )
 
     @commands.Cog.listener()
     async def on_raw_reaction_add(self, payload: discord.RawReactionActionEvent) -> None:
         paper_id = await self._daily_paper(payload)
         if paper_id is not None and payload.guild_id is not None:
-            await self._store().add_reaction(
+            await library.library_of(self.bot.storage).add_reaction(
                 payload.guild_id,
                 payload.message_id,
                 paper_id,
@@ -109,7 +103,7 @@ class Server(commands.Cog):
     @commands.Cog.listener()
     async def on_raw_reaction_remove(self, payload: discord.RawReactionActionEvent) -> None:
         if await self._daily_paper(payload) is not None:
-            await self._store().remove_reaction(
+            await library.library_of(self.bot.storage).remove_reaction(
                 payload.message_id, payload.user_id, str(payload.emoji)
             )
 

@@ -82,7 +82,7 @@ async def status_answer(
 async def off_answer(sched: DailyScheduler, guild_id: int) -> discord.Embed:
     changed = await sched.disable(guild_id)
     text = OFF_TEXT if changed else NOT_ON_TEXT
-    return render.finish(discord.Embed(description=text, colour=render.COLOR))
+    return render.note_embed(text)
 
 
 @dataclass(frozen=True, slots=True)

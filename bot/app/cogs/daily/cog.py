@@ -28,7 +28,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app import limits, respond
-from bot.app.checks import manager_only
+from bot.app.checks import manager_group, manager_only
 from bot.app.cogs.daily import answers
 from bot.app.cogs.daily.poster import DiscordPoster, missing_permissions
 from bot.app.saving import save_view
@@ -98,12 +98,7 @@ def zone_choices(current: str, limit: int = limits.CHOICES) -> list[str]:
 class Daily(commands.Cog):
     """The paper-of-the-day commands and the scheduler's lifetime."""
 
-    daily = app_commands.Group(
-        name="daily",
-        description="Paper of the day for this server (needs Manage Server)",
-        guild_only=True,
-        default_permissions=discord.Permissions(manage_guild=True),
-    )
+    daily = manager_group("daily", "Paper of the day for this server (needs Manage Server)")
 
     def __init__(self, bot: PaperBot, storage: Storage) -> None:
         self.bot = bot
