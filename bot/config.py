@@ -14,6 +14,15 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from bot.shards import (
+    SHARD_COUNT_ENV,
+    SHARD_IDS_ENV,
+    ShardError,
+    check_shards,
+    parse_count,
+    parse_ids,
+)
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG = PROJECT_ROOT / "config" / "settings.toml"
 
@@ -58,7 +67,10 @@ class DiscordSettings:
     ephemeral: bool = True
     search_cooldown_uses: int = 5
     search_cooldown_seconds: float = 30.0
+    # Shards of the whole bot (0: Discord chooses) and the ones this process runs (empty: all);
+    # SHARD_COUNT / SHARD_IDS in the environment win (bot/shards.py).
     shard_count: int = 0
+    shard_ids: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,6 +344,23 @@ def _sources(raw: dict[str, Any], base: Path, environ: dict[str, str]) -> Source
     return result
 
 
+def _shards(settings: DiscordSettings, environ: dict[str, str]) -> DiscordSettings:
+    """SHARD_COUNT / SHARD_IDS over `[discord] shard_count` / `shard_ids`, checked together."""
+    count_raw = environ.get(SHARD_COUNT_ENV, "").strip()
+    ids_raw = environ.get(SHARD_IDS_ENV, "").strip()
+    names = [
+        SHARD_COUNT_ENV if count_raw else "[discord] shard_count",
+        SHARD_IDS_ENV if ids_raw else "[discord] shard_ids",
+    ]
+    try:
+        count = parse_count(count_raw) if count_raw else settings.shard_count
+        ids = parse_ids(ids_raw) if ids_raw else settings.shard_ids
+        checked = check_shards(count, ids, " / ".join(names))
+    except ShardError as exc:
+        raise ConfigError(str(exc)) from exc
+    return replace(settings, shard_count=count, shard_ids=checked)
+
+
 def _int_env(env: dict[str, str], name: str) -> int | None:
     raw = env.get(name, "").strip()
     return _discord_id(name, raw) if raw else None
@@ -431,4 +460,5 @@ def load_settings(
     database_url = environ.get(DATABASE_URL_ENV, "").strip()
     if database_url:
         parts["storage"] = replace(parts["storage"], database=database_url)
+    parts["discord"] = _shards(parts["discord"], environ)
     return Settings(**parts, sources=sources, secrets=read_secrets(environ), source=path)

@@ -16,6 +16,7 @@ LAYERS = {
     "bot": 0,  # bot/__init__.py and bot/config.py: settings every layer reads
     "bot.config": 0,
     "bot.logs": 0,
+    "bot.shards": -1,  # the shard formula and shard settings, which bot.config reads
     "bot.background": 0,
     "bot.timing": 0,
     "bot.search": 1,

@@ -21,12 +21,14 @@ from discord.ext import commands
 
 import bot.app.cogs
 from bot.app.components import DYNAMIC_ITEMS
+from bot.app.identify import IdentifyPacer
 from bot.app.refresh import Refresher
 from bot.app.reload import Reloader, ReloadOutcome
 from bot.app.respond import DEFER_AFTER
 from bot.app.sync import CommandSyncer
 from bot.app.workers import off_loop
 from bot.config import ConfigError, Settings
+from bot.shards import shard_of
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchEngine
@@ -96,6 +98,8 @@ class PaperBot(commands.AutoShardedBot):
         discord.VoiceClient.warn_dave = False
         owners = set(settings.secrets.owner_ids)
         options.setdefault("shard_count", settings.discord.shard_count or None)
+        if settings.discord.shard_ids:  # one range of the bot's shards (SHARD_IDS)
+            options.setdefault("shard_ids", list(settings.discord.shard_ids))
         # Nothing the bot sends pings anyone unless a call asks for it: paper text could hold
         # @everyone or <@&role>, and a shared reply names its sharer without a ping.
         options.setdefault("allowed_mentions", discord.AllowedMentions.none())
@@ -134,6 +138,28 @@ class PaperBot(commands.AutoShardedBot):
         self.stopping = asyncio.Event()
         # Set when the grace is over: work still running answers "restarting" (bot.app.respond).
         self.restarting = asyncio.Event()
+        # IDENTIFYs paced by Discord's session start limit, not a flat 5 s (bot.app.identify).
+        self.identify_pacer = IdentifyPacer(self._max_concurrency)
+
+    def owns_guild(self, guild_id: int) -> bool:
+        """Whether this process serves `guild_id`: its shard is one of `shard_ids`.
+
+        Work that is not a reply to an event (the paper of the day) asks this, so each process
+        of a sharded bot does it only for the servers Discord routes to it. Read at call time:
+        without a shard count in the settings, discord.py learns it from Discord at connect.
+        """
+        if self.shard_ids is None or not self.shard_count:
+            return True
+        return shard_of(guild_id, self.shard_count) in self.shard_ids
+
+    async def _max_concurrency(self) -> int:
+        return (await self.fetch_session_start_limits()).max_concurrency
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        """Wait only as long as this shard's IDENTIFY bucket needs (see bot.app.identify)."""
+        waited = await self.identify_pacer.wait(shard_id)
+        if waited:
+            log.info("shard %s waited %.1f s to IDENTIFY (session start limit)", shard_id, waited)
 
     async def load_engine(self) -> bool:
         """Load the corpus and index before connecting; False when a stop signal came first.

@@ -98,13 +98,17 @@ class Delivery:
         deadline = self.deadline(pick, day, tz, now)
         if now >= deadline:
             return await self._give_up(pick, day, now)
+        # The lease runs from the claim, not from the start of this run: a run over many
+        # servers takes long, and a lease already expired when written lets a second process
+        # send the same post (tests/daily/test_claims.py).
+        claimed_at = self.clock.now()
         claimed = await self.storage.mark_sending(
             guild_id,
             pick.local_date,
             schedule.channel_id,
-            now,
+            claimed_at,
             owner=self.owner,
-            lease_until=now + timedelta(seconds=self.settings.claim_seconds),
+            lease_until=claimed_at + timedelta(seconds=self.settings.claim_seconds),
             attempts=pick.attempts,
         )
         if claimed is None:

@@ -60,9 +60,14 @@ def child_env(fake: FakeDiscord, config: Path) -> dict[str, str]:
 
 
 async def start_bot(
-    fake: FakeDiscord, config: Path, log_path: Path, *args: str
+    fake: FakeDiscord,
+    config: Path,
+    log_path: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
 ) -> asyncio.subprocess.Process:
-    """A real `python -m bot` against the loopback Discord, its output in `log_path`."""
+    """A real `python -m bot` against the loopback Discord, its output in `log_path`; `env`
+    adds variables (SHARD_IDS, DATABASE_URL...)."""
     with log_path.open("wb") as log_file:
         return await asyncio.create_subprocess_exec(
             sys.executable,
@@ -70,7 +75,7 @@ async def start_bot(
             "bot",
             *args,
             cwd=PROJECT_ROOT,
-            env=child_env(fake, config),
+            env={**child_env(fake, config), **(env or {})},
             stdin=asyncio.subprocess.DEVNULL,
             stdout=log_file,
             stderr=log_file,

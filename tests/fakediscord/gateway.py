@@ -1,4 +1,12 @@
-"""The Gateway: HELLO, IDENTIFY -> READY + GUILD_CREATE, heartbeats, RESUME, dispatch, drops."""
+"""The Gateway: HELLO, IDENTIFY -> READY + GUILD_CREATE, heartbeats, RESUME, dispatch, drops.
+
+Sharding as Discord does it: IDENTIFY's `shard: [id, count]` (absent: [0, 1]) decides which
+servers a session hears about, `(guild_id >> 22) % count == id`, in READY, GUILD_CREATE and every
+later event; DMs go to shard 0. An impossible shard closes with 4010 (Invalid shard); a shard
+that would hold more than `max_guilds_per_shard` servers (Discord: 2,500) closes with 4011
+(Sharding required). Sessions of the same shard may run side by side (two processes); each
+receives its shard's events.
+"""
 
 from __future__ import annotations
 
@@ -20,6 +28,25 @@ log = logging.getLogger(__name__)
 
 DISPATCH, HEARTBEAT, IDENTIFY, PRESENCE, VOICE, RESUME, RECONNECT = 0, 1, 2, 3, 4, 6, 7
 REQUEST_MEMBERS, INVALID_SESSION, HELLO, HEARTBEAT_ACK = 8, 9, 10, 11
+INVALID_SHARD, SHARDING_REQUIRED = 4010, 4011
+MAX_GUILDS_PER_SHARD = 2500  # Discord's limit; above it IDENTIFY is refused with 4011
+
+
+def shard_of(guild_id: str | int, count: int) -> int:
+    """Discord's routing formula (kept apart from the bot's copy: the stand-in is the spec)."""
+    return (int(guild_id) >> 22) % count
+
+
+def parse_shard(raw: Any) -> tuple[int, int] | None:
+    """IDENTIFY's `shard` as (id, count), or None when Discord would refuse it (4010)."""
+    if raw is None:
+        return (0, 1)
+    if not isinstance(raw, list) or len(raw) != 2:
+        return None
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in raw):
+        return None
+    shard_id, count = raw
+    return (shard_id, count) if count >= 1 and 0 <= shard_id < count else None
 
 
 class Connection:
@@ -52,6 +79,17 @@ class Session:
     events: list[JSON] = field(default_factory=list)
     connection: Connection | None = None
     resumable: bool = True
+    shard: tuple[int, int] = (0, 1)
+
+    @property
+    def active(self) -> bool:
+        """Receives events: connected, or disconnected but resumable (they are replayed)."""
+        return self.connection is not None or self.resumable
+
+    def routes(self, guild_id: str | None) -> bool:
+        """Whether this session's shard gets events of `guild_id` (None: a DM, shard 0)."""
+        shard_id, count = self.shard
+        return shard_id == (0 if guild_id is None else shard_of(guild_id, count))
 
     def next_payload(self, event: str, data: Any) -> JSON:
         self.seq += 1
@@ -67,6 +105,9 @@ class Gateway:
     def __init__(self, world: World, *, heartbeat_interval_ms: int = 41_250) -> None:
         self.world = world
         self.heartbeat_interval_ms = heartbeat_interval_ms
+        self.max_guilds_per_shard = MAX_GUILDS_PER_SHARD
+        #: GET /gateway/bot's session_start_limit.max_concurrency (IDENTIFY buckets per 5 s)
+        self.max_concurrency = 1
         self.url = ""
         self.valid_tokens: set[str] | None = None
         self.sessions: dict[str, Session] = {}
@@ -96,8 +137,11 @@ class Gateway:
                 elif msg.type is WSMsgType.ERROR:
                     log.debug("gateway websocket error %s", ws.exception())
         finally:
-            if connection.session is not None and connection.session.connection is connection:
-                connection.session.connection = None
+            session = connection.session
+            if session is not None and session.connection is connection:
+                session.connection = None
+                if ws.close_code in (1000, 1001):  # a client's clean close ends its session
+                    session.resumable = False
             self.connections.remove(connection)
         return ws
 
@@ -122,9 +166,18 @@ class Gateway:
         if self.valid_tokens is not None and data.get("token") not in self.valid_tokens:
             await connection.ws.close(code=4004, message=b"Authentication failed.")
             return
-        if self.current is not None:
-            self.current.resumable = False
-        session = Session(secrets.token_hex(16), int(data.get("intents") or 0))
+        shard = parse_shard(data.get("shard"))
+        if shard is None:
+            await connection.ws.close(code=INVALID_SHARD, message=b"Invalid shard.")
+            return
+        guilds = [g for g in self.world.guilds if shard_of(g.id, shard[1]) == shard[0]]
+        if len(guilds) > self.max_guilds_per_shard:
+            await connection.ws.close(code=SHARDING_REQUIRED, message=b"Sharding required.")
+            return
+        for earlier in self.sessions.values():
+            if earlier.shard == shard:  # this shard's client started over: no RESUME for it
+                earlier.resumable = False
+        session = Session(secrets.token_hex(16), int(data.get("intents") or 0), shard=shard)
         self.sessions[session.id] = session
         self.current = session
         session.connection = connection
@@ -138,7 +191,7 @@ class Gateway:
                 "mfa_enabled": False,
                 "flags": 0,
             },
-            "guilds": [{"id": g.id, "unavailable": True} for g in world.guilds],
+            "guilds": [{"id": g.id, "unavailable": True} for g in guilds],
             "session_id": session.id,
             "session_type": "normal",
             "resume_gateway_url": self.url,
@@ -152,7 +205,7 @@ class Gateway:
         if "shard" in data:
             ready["shard"] = data["shard"]
         await self._send_event(session, "READY", ready)
-        for guild in world.guilds:
+        for guild in guilds:
             await self._send_event(session, "GUILD_CREATE", guild.create_json())
 
     async def _resume(self, connection: Connection, data: JSON) -> None:
@@ -197,11 +250,17 @@ class Gateway:
     def connected(self) -> bool:
         return self.current is not None and self.current.connection is not None
 
+    def sessions_for(self, guild_id: str | None) -> list[Session]:
+        """The sessions that receive events of `guild_id` (None: DMs), as Discord routes them."""
+        return [s for s in self.sessions.values() if s.active and s.routes(guild_id)]
+
     async def dispatch(self, event: str, data: Any) -> None:
-        """Send a DISPATCH event to the bot; buffered for RESUME replay while disconnected."""
+        """Send a DISPATCH event to the sessions of its server's shard (DMs: shard 0); buffered
+        for RESUME replay while disconnected. No session of that shard: nobody receives it."""
         if self.current is None:
             raise RuntimeError("no gateway session: connect the bot first")
-        await self._send_event(self.current, event, data)
+        for session in self.sessions_for(event_guild_id(event, data)):
+            await self._send_event(session, event, data)
 
     async def drop(self, code: int = 4000, *, resumable: bool = True) -> None:
         """Close the bot's websocket with ``code``. discord.py RESUMEs after any code except
@@ -230,6 +289,25 @@ class Gateway:
             raise RuntimeError("the bot is not connected to the fake gateway")
         await self.current.connection.send({"op": RECONNECT, "d": None})
 
+    def shard_connections(self) -> dict[tuple[int, int], int]:
+        """Live connections per identified shard (id, count): what each process opened."""
+        live: dict[tuple[int, int], int] = {}
+        for session in self.sessions.values():
+            if session.connection is not None:
+                live[session.shard] = live.get(session.shard, 0) + 1
+        return live
+
     async def close(self) -> None:
         for connection in list(self.connections):
             await connection.ws.close(code=1001, message=b"fake discord shutting down")
+
+
+def event_guild_id(event: str, data: Any) -> str | None:
+    """The server an event belongs to: `guild_id`, or a GUILD_CREATE/UPDATE/DELETE's `id`."""
+    if not isinstance(data, dict):
+        return None
+    if data.get("guild_id"):
+        return str(data["guild_id"])
+    if event in ("GUILD_CREATE", "GUILD_UPDATE", "GUILD_DELETE") and data.get("id"):
+        return str(data["id"])
+    return None

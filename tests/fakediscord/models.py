@@ -32,9 +32,14 @@ DEFAULT_EVERYONE_PERMISSIONS = discord.Permissions(
 ALL_PERMISSIONS = discord.Permissions.all().value
 
 
-def snowflake() -> str:
-    """A fresh, time-ordered Discord snowflake as a string."""
+def snowflake(shard: tuple[int, int] | None = None) -> str:
+    """A fresh, time-ordered Discord snowflake as a string. With `shard` (id, count), one whose
+    server would be routed to that shard: its timestamp moved up to the next fitting millisecond.
+    """
     ms = int(time.time() * 1000) - DISCORD_EPOCH_MS
+    if shard is not None:
+        shard_id, count = shard
+        ms += (shard_id - ms) % count
     return str((ms << 22) | (next(_counter) % (1 << 22)))
 
 

@@ -11,6 +11,9 @@ from .world import CommandSync
 if TYPE_CHECKING:
     from .server import FakeDiscord
 
+GUILDS_PER_RECOMMENDED_SHARD = 1000
+SESSION_STARTS_PER_DAY = 1000  # a bot's usual session_start_limit.total
+
 
 def register(router: Router, fake: FakeDiscord) -> None:
     world = fake.world
@@ -28,14 +31,16 @@ def register(router: Router, fake: FakeDiscord) -> None:
         return {"url": fake.gateway_url}
 
     async def gateway_bot(call: Call) -> JSON:
+        # Discord recommends a shard per 1,000 servers; every IDENTIFY spends one session start.
+        started = len(fake.gateway.identifies)
         return {
             "url": fake.gateway_url,
-            "shards": 1,
+            "shards": max(1, -(-len(world.guilds) // GUILDS_PER_RECOMMENDED_SHARD)),
             "session_start_limit": {
-                "total": 1000,
-                "remaining": 999,
-                "reset_after": 14_400_000,
-                "max_concurrency": 1,
+                "total": SESSION_STARTS_PER_DAY,
+                "remaining": max(0, SESSION_STARTS_PER_DAY - started),
+                "reset_after": 86_400_000,
+                "max_concurrency": fake.gateway.max_concurrency,
             },
         }
 

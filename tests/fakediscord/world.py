@@ -76,9 +76,11 @@ class World:
         *,
         owner: FakeUser | None = None,
         bot_permissions: int | discord.Permissions = DEFAULT_BOT_PERMISSIONS,
+        shard: tuple[int, int] | None = None,
     ) -> FakeGuild:
+        """A server the bot is in; `shard` (id, count) picks an id Discord routes to that shard."""
         owner = owner or self.owner
-        guild = FakeGuild(name, owner_id=owner.id)
+        guild = FakeGuild(name, owner_id=owner.id, id=snowflake(shard))
         guild.add_member(owner)
         bot_role = guild.add_role("Bot", bot_permissions)
         self.bot_roles[guild.id] = bot_role

@@ -7,6 +7,8 @@ commands. Wiring:
 * the scheduler reads the corpus through `self.bot.engine` *at call time*, so a live reload
   that swaps the engine changes the pool without restarting anything;
 * its clock is `bot.clock` when one was injected, else real time;
+* it posts only for the servers of this process's shards (`bot.owns_guild`); a server's post
+  is also claimed in the database first, so overlapping processes still post it once;
 * it starts once the gateway is up (a task awaiting `wait_until_ready`, so a reconnect's
   second `on_ready` cannot start it twice) and stops in `cog_unload`, which discord.py also
   runs from `Bot.close()`, before the bot closes its storage.
@@ -119,6 +121,7 @@ class Daily(commands.Cog):
             added_after=self._added_after,
             settings=settings,
             clock=self.bot.clock,
+            owns=self.bot.owns_guild,  # only the servers of this process's shards
             has_paper=lambda paper_id: self.bot.engine.has_paper(paper_id),
             offload=off_loop,
         )
