@@ -4,6 +4,8 @@ health check, compose pairs the bot with PostgreSQL on a volume, and systemd acc
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -15,6 +17,8 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from bot.config import PROJECT_ROOT
+from tests.conftest import ICML
+from tests.pg import PgServer
 
 
 def pins() -> dict[str, str]:
@@ -46,15 +50,62 @@ def test_requirements_pin_every_runtime_dependency_within_its_range() -> None:
     assert not test_only & set(pinned), "requirements.txt is for running the bot, not tests"
 
 
+def procfile() -> dict[str, str]:
+    """Process type -> command, as a Heroku-style host reads the Procfile."""
+    text = (PROJECT_ROOT / "Procfile").read_text(encoding="utf-8")
+    pairs = (line.split(":", 1) for line in text.splitlines() if line.strip())
+    return {name.strip(): command.strip() for name, command in pairs}
+
+
 def test_procfile_migrates_and_builds_the_index_before_the_worker() -> None:
-    lines = dict(
-        line.split(":", 1)
-        for line in (PROJECT_ROOT / "Procfile").read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    )
+    lines = procfile()
     assert "python -m bot db migrate" in lines["release"]
     assert "python -m bot --check" in lines["release"]  # loads the corpus, saves the index
     assert lines["worker"].strip() == "python -m bot"
+
+
+def test_procfile_release_then_worker_on_postgresql_without_a_token(
+    pg_server: PgServer, tmp_path: Path
+) -> None:
+    """The two Procfile commands as a Heroku-style host runs them: `release:` migrates a fresh
+    PostgreSQL and checks, with no token yet; then a `worker:` without a token stops with one
+    line (exit 1) instead of an empty console that would exit 0 and be restarted forever."""
+    lines = procfile()
+    config = tmp_path / "settings.toml"
+    config.write_text(
+        f'[corpus]\nfiles = ["{ICML}"]\nindex_dir = "{tmp_path / "index"}"\n', encoding="utf-8"
+    )
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PYTHONPATH": str(PROJECT_ROOT),
+        "PAPERBOT_CONFIG": str(config),
+        "DATABASE_URL": pg_server.fresh_database_url(),
+        "DISCORD_TOKEN": "",
+    }
+
+    def run(command: str, dyno: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["sh", "-c", command],
+            cwd=PROJECT_ROOT,
+            env={**env, "DYNO": dyno},
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            check=False,
+        )
+
+    release = run(lines["release"], "release.1")
+    assert release.returncode == 0, release.stdout + release.stderr
+    assert re.search(r"^schema version 0 -> \d+$", release.stdout, re.M)
+    assert "ok   storage: postgresql " in release.stdout
+    assert "DISCORD_TOKEN: not set (this runs as a service, DYNO=release.1" in release.stdout
+    assert release.stdout.rstrip().endswith("check passed")
+    worker = run(lines["worker"], "worker.1")
+    assert (worker.returncode, worker.stdout) == (1, "")
+    [line] = worker.stderr.splitlines()
+    assert line.startswith("error: DISCORD_TOKEN is not set, and this runs as a service (DYNO=")
 
 
 def test_dockerfile_is_slim_non_root_pinned_and_checked() -> None:

@@ -73,11 +73,16 @@ def run_check(settings: Settings, out: TextIO) -> int:
     source = settings.source or "built-in defaults"
     out.write(f"ok   settings: {source}\n")
     secrets = settings.secrets
-    out.write(
-        "ok   DISCORD_TOKEN: "
-        + ("set" if secrets.discord_token else "not set (the console would start instead)")
-        + "\n"
-    )
+    from bot.app.runner import unattended_host
+
+    host = None if secrets.discord_token else unattended_host(sys.stdin)
+    if secrets.discord_token:
+        token = "set"
+    elif host:
+        token = f"not set (this runs as a service, {host}: the bot will stop until it is set)"
+    else:
+        token = "not set (the console would start instead)"
+    out.write(f"ok   DISCORD_TOKEN: {token}\n")
     try:
         report = asyncio.run(admin.check(settings.storage.database))
         out.write(f"ok   storage: {' / '.join(report.lines())}\n")

@@ -41,6 +41,7 @@ EXIT_DNS = 6  # Discord's host name could not be resolved
 EXIT_STORAGE = 7  # the database is damaged, unreachable, or would not survive a restart
 FORCE_SYNC_ENV = "PAPERBOT_FORCE_SYNC"
 ALLOW_EPHEMERAL_ENV = "PAPERBOT_ALLOW_EPHEMERAL_SQLITE"
+SERVICE_ENV = "PAPERBOT_SERVICE"
 # Testing hook: point discord.py at a loopback Discord stand-in (see apply_test_endpoints).
 API_BASE_ENV = "PAPERBOT_API_BASE"  # e.g. http://127.0.0.1:8123/api/v10
 GATEWAY_ENV = "PAPERBOT_GATEWAY_URL"  # e.g. ws://127.0.0.1:8123/gateway-ws
@@ -185,6 +186,23 @@ async def rolling_backup(bot: PaperBot, storage: Storage, settings: Settings) ->
             except (OSError, StorageError) as exc:
                 log.error("database backup to %s failed: %s", conf.backup_dir, exc)
         await asyncio.sleep(min(conf.backup_hours * 3600, 3600.0))
+
+
+def unattended_host(stdin: TextIO, env: dict[str, str] | None = None) -> str | None:
+    """What says this process is a service nobody types into, or None.
+
+    A worker dyno (`DYNO`) or an image or unit that sets PAPERBOT_SERVICE=1, with stdin not a
+    terminal: there the token-less console would read end of input and exit 0 at once. A
+    terminal (`heroku run`, `docker run -it`) still gets the console.
+    """
+    env = dict(os.environ if env is None else env)
+    if stdin.isatty():
+        return None
+    if env.get("DYNO"):
+        return f"DYNO={env['DYNO']}"
+    if _truthy(env.get(SERVICE_ENV)):
+        return f"{SERVICE_ENV}=1"
+    return None
 
 
 def ephemeral_disk_problem(settings: Settings, env: dict[str, str] | None = None) -> str | None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import shlex
 import sys
 from collections.abc import Callable, Sequence
@@ -287,30 +286,12 @@ def main(
         return 1
 
 
-SERVICE_ENV = "PAPERBOT_SERVICE"
 NO_TOKEN_ON_HOST = (
     "error: DISCORD_TOKEN is not set, and this runs as a service ({host}) with no terminal for "
     "the console, which would end at once (and be restarted, again and again). Set "
     "DISCORD_TOKEN in the host's environment: `heroku config:set DISCORD_TOKEN=...`, the .env "
     "file compose reads, or the unit's EnvironmentFile.\n"
 )
-
-
-def unattended_host(stdin: TextIO, env: dict[str, str] | None = None) -> str | None:
-    """What says this process is a service nobody types into, or None.
-
-    A worker dyno (`DYNO`) or an image or unit that sets PAPERBOT_SERVICE=1, with stdin not a
-    terminal: there the token-less console would read end of input and exit 0 at once. A
-    terminal (`heroku run`, `docker run -it`) still gets the console.
-    """
-    env = dict(os.environ if env is None else env)
-    if stdin.isatty():
-        return None
-    if env.get("DYNO"):
-        return f"DYNO={env['DYNO']}"
-    if env.get(SERVICE_ENV, "").strip().lower() in ("1", "true", "yes"):
-        return f"{SERVICE_ENV}=1"
-    return None
 
 
 def run_default(
@@ -322,7 +303,7 @@ def run_default(
 ) -> int:
     """Run the bot when a token is configured, else explain how and start the console."""
     # Imported here: `ingest`, `eval` and JSON output must not pay for importing discord.py.
-    from bot.app.runner import TOKEN_HELP, run_bot
+    from bot.app.runner import TOKEN_HELP, run_bot, unattended_host
     from bot.console.repl import run_console
     from bot.search.engine import SearchEngine
 
