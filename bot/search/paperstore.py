@@ -197,8 +197,8 @@ class PaperStore(Sequence[Paper]):
             )
             self.lookup = IdLookup(self.ids, order, backward)
             self.title_index = TitleIndex.open(folder, n)
-            self.venue_of = np.load(folder / "venue_of.npy", allow_pickle=False)
-            self.year_of = np.load(folder / "year_of.npy", allow_pickle=False)
+            self.venue_of = np.load(folder / "venue_of.npy", mmap_mode="r", allow_pickle=False)
+            self.year_of = np.load(folder / "year_of.npy", mmap_mode="r", allow_pickle=False)
             path = folder / "records.bin"
             # Read with pread, not mmap: a mapped file's pages count as this process's RSS,
             # and the kernel maps whole neighbourhoods (fault-around) on every access.
