@@ -91,7 +91,8 @@ def test_fit_embed_respects_every_part_and_the_total() -> None:
     assert len(out["title"]) <= limits.EMBED_TITLE
     assert len(out["description"]) <= limits.EMBED_DESCRIPTION
     assert len(out["fields"]) <= limits.EMBED_FIELDS
-    assert all(len(f["name"]) <= 256 and len(f["value"]) <= 1024 for f in out["fields"])
+    assert all(len(f["name"]) <= 256 for f in out["fields"])
+    assert all(len(f["value"]) <= 1024 for f in out["fields"])
     assert len(out["footer"]["text"]) <= limits.EMBED_FOOTER
     assert limits.embed_length(out) <= limits.EMBED_TOTAL
     assert embed["title"] == "T" * 1000  # the input is not modified

@@ -20,7 +20,8 @@ ROWS = [
 def test_the_relevance_set_is_well_formed(icml_engine):
     assert len(ROWS) >= 25
     ids = {p.id for p in icml_engine.papers}
-    assert all(len(row) == 3 and row[1] in ids for row in ROWS)
+    assert all(len(row) == 3 for row in ROWS)
+    assert all(row[1] in ids for row in ROWS)
     assert {row[1] for row in ROWS} == ids  # every paper is somebody's target
 
 
