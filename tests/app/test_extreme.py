@@ -23,8 +23,9 @@ import pytest_asyncio
 from benchmarks.extreme import LONG_VENUE, VENUES, extreme_records, write_jsonl
 from bot.app import render, respond
 from bot.search import refs
-from bot.search.corpus import MAX_ABSTRACT, load_corpus
+from bot.search.corpus import load_corpus
 from bot.search.engine import SearchEngine
+from bot.search.shapes import MAX_ABSTRACT
 from tests.app.daily.support import DUE, START, DailyEnv, SteppedClock
 from tests.app.helpers import assert_urls_well_formed, assert_within_limits, markup_in
 from tests.fakediscord import FakeDiscord, InteractionHandle, Reply, iter_components

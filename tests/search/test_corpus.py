@@ -150,7 +150,7 @@ def test_all_shared_paperlists_load():
 
 
 def test_absurd_titles_and_abstracts_are_cut_with_a_warning(tmp_path, caplog):
-    from bot.search.corpus import MAX_ABSTRACT, MAX_TITLE
+    from bot.search.shapes import MAX_ABSTRACT, MAX_TITLE
 
     fine = {"id": "ok", "title": "A title", "abstract": "word " * 100}
     huge = {"id": "big", "title": "long " * 600, "abstract": "$x$ word " * 20_000}
