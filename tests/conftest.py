@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from bot.config import PROJECT_ROOT, SearchSettings
 from bot.search.corpus import load_corpus
@@ -15,6 +16,10 @@ from tests.pg import PgServer
 # Registered once for every test: no test token in any log record; the loopback Discord
 # (`fake_discord`, `connect_bot`); the paper-of-the-day bot on a stepped clock (`daily_env`).
 pytest_plugins = ["tests.token_guard", "tests.fakediscord.fixtures", "tests.app.daily.support"]
+# No per-example deadline: a time limit is a timed assert, and on a loaded CI machine (two
+# xdist workers on two cores) it fails examples that are only slow, not wrong.
+settings.register_profile("paperbot", deadline=None)
+settings.load_profile("paperbot")
 SHARED = PROJECT_ROOT.parent / "shared" / "data"
 TEST_DATA = Path(__file__).resolve().parent / "data"
 ICML = PROJECT_ROOT / "data" / "icml2026.jsonl"

@@ -1,0 +1,107 @@
+"""The storage facade's core: one backend (a SQLite file or a PostgreSQL pool), the transaction
+runner every query goes through, and the metadata table.
+
+`bot.storage.store.Storage` builds on it; the feature stores (`bot.storage.library`,
+`bot.storage.follows`) and the daily tables (`bot.storage.daily`) run their SQL through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
+
+from bot.storage.schema import Conn, StorageError, current_version
+
+T = TypeVar("T")
+
+
+class Backend(Protocol):
+    @property
+    def dialect(self) -> str: ...
+
+    @property
+    def display(self) -> str: ...
+
+    async def run(self, fn: Callable[[Any], T], write: bool, durable: bool) -> T: ...
+
+    async def close(self) -> None: ...
+
+
+class StorageCore:
+    """Async facade over one backend (a SQLite file or a PostgreSQL pool)."""
+
+    def __init__(self, backend: Backend) -> None:
+        self._backend = backend
+        self._closed = False
+
+    @property
+    def dialect(self) -> str:
+        return self._backend.dialect
+
+    @property
+    def display(self) -> str:
+        """Where the data lives, without a password."""
+        return self._backend.display
+
+    @property
+    def backend(self) -> Backend:
+        return self._backend
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        await self._backend.close()
+
+    async def _run(self, fn: Callable[[Conn], T], write: bool = True, durable: bool = False) -> T:
+        """Run `fn` in one write transaction, or as a plain read; `durable`: fsync on SQLite."""
+        if self._closed:
+            raise StorageError("storage is closed")
+        return await self._backend.run(fn, write, durable)
+
+    async def run(self, fn: Callable[[Conn], T], write: bool = True) -> T:
+        """One transaction (or plain read) for the feature stores in this package
+        (`bot.storage.library`, `bot.storage.follows`), which keep their SQL beside their
+        records."""
+        return await self._run(fn, write=write)
+
+    async def column(self, sql: str, args: tuple[Any, ...]) -> list[Any]:
+        """The first column of every row a read returns, in order."""
+        return await self._run(lambda c: [r[0] for r in c.execute(sql, args)], write=False)
+
+    async def _one(
+        self,
+        sql: str,
+        args: tuple[Any, ...],
+        make: Callable[[Any], T],
+    ) -> T | None:
+        def q(c: Conn) -> T | None:
+            row = c.execute(sql, args).fetchone()
+            return None if row is None else make(row)
+
+        return await self._run(q, write=False)
+
+    async def _all(self, sql: str, args: tuple[Any, ...], make: Callable[[Any], T]) -> list[T]:
+        return await self._run(lambda c: [make(r) for r in c.execute(sql, args)], write=False)
+
+    # -- metadata -------------------------------------------------------------------------
+
+    async def schema_version(self) -> int:
+        return await self._run(current_version)
+
+    async def journal_mode(self) -> str:
+        if self.dialect != "sqlite":
+            return "postgresql"
+        return str(await self._one("PRAGMA journal_mode", (), lambda r: r[0]))
+
+    async def get_meta(self, key: str) -> str | None:
+        return await self._one("SELECT value FROM meta WHERE key = ?", (key,), lambda r: r[0])
+
+    async def set_meta(self, key: str, value: str) -> None:
+        await self._run(
+            lambda c: c.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+        )
