@@ -67,6 +67,7 @@ def targets(results: list[Result], big: int = TARGET_DOCS) -> list[str]:
         f"top {K} identical to rank_bm25 up to exact ties: {ties}/{checked} queries "
         f"({exact} in identical order)",
     )
+    _pruning(results, big, line)
     at = next((r for r in results if r.n_docs == big), None)
     if at is None:
         line(
@@ -74,11 +75,15 @@ def targets(results: list[Result], big: int = TARGET_DOCS) -> list[str]:
             f"{big:,}-paper targets (p50, p99, autocomplete, RSS, start-up): no corpus "
             f"of that size in this run (add --synth {big})",
         )
+    elif "autocomplete p99 (ms)" not in at.rows:
+        line(None, f"{at.name}: only query latency measured (--query-only)")
     else:
         _at_size(at, line)
     million = next((r for r in results if r.n_docs >= 1_000_000), None)
     if million is None:
         line(None, "1M papers: not run (add --million)")
+    elif "engine_build_s" not in million.facts:
+        line(None, "1M papers: only query latency measured (--query-only)")
     else:
         build = million.facts["engine_build_s"]
         line(build < 600, f"1M papers: index build from text under 10 minutes: {build:.0f} s")
@@ -92,6 +97,30 @@ def targets(results: list[Result], big: int = TARGET_DOCS) -> list[str]:
             f"{fmt(million.rows['bot start-up to serving, saved index (s)'][0])} s"
         )
     return out
+
+
+def _pruning(results: list[Result], big: int, line) -> None:
+    """Issue 17: the pruned top k equals the exhaustive one on every query, and its p50 is at
+    most half of bm25s's at 100k and 1M (same run)."""
+    checked = sum(r.facts["queries"] for r in results)
+    wrong = sum(r.facts["pruned_mismatches"] for r in results)
+    line(
+        wrong == 0,
+        f"pruned top {K} identical to exhaustive scoring (ids, scores, order) on every "
+        f"benchmark query: {wrong} mismatches in {checked} queries",
+    )
+    for res in results:
+        if res.n_docs != big and res.n_docs < 1_000_000:
+            continue
+        p50 = res.rows[f"query p50, pruned top {K} (ms)"]
+        p99 = res.rows[f"query p99, pruned top {K} (ms)"]
+        exhaustive = res.rows[f"query p50, score + top {K} (ms)"][0]
+        line(
+            p50[0] <= 0.5 * p50[2],
+            f"{res.name} ({res.n_docs:,} papers): pruned query p50 at most 0.5 x bm25s: "
+            f"{fmt(p50[0])} ms vs {fmt(p50[2])} ms ({p50[0] / p50[2]:.2f} x; exhaustive "
+            f"{fmt(exhaustive)} ms; pruned p99 {fmt(p99[0])} ms, bm25s {fmt(p99[2])} ms)",
+        )
 
 
 def _at_size(at: Result, line) -> None:

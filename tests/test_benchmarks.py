@@ -36,6 +36,20 @@ def test_benchmark_runs_end_to_end_on_a_tiny_corpus(tmp_path):
     assert "| synthetic-tiny (600) | index build from tokens (s) |" in report
     assert "**MET** top 10 identical to rank_bm25 up to exact ties: 40/40" in report
     assert "bot start-up to serving" in report
+    # Issue 17: the pruned path is timed beside bm25s and checked against exhaustive scoring.
+    assert "| query p50, pruned top 10 (ms) |" in report
+    assert "**MET** pruned top 10 identical to exhaustive scoring (ids, scores, order) on " in report
+    assert "0 mismatches in 40 queries" in report
+
+
+def test_query_only_benchmark_reports_latency_and_pruning(tmp_path):
+    out = tmp_path / "report.md"
+    args = ["--tiny", "--work", str(tmp_path), "--queries", "20", "--query-only"]
+    assert main([*args, "--out", str(out), "--quiet"]) == 0
+    report = out.read_text()
+    assert "| query p50, pruned top 10 (ms) |" in report
+    assert "0 mismatches in 20 queries" in report
+    assert "bot start-up to serving" not in report
 
 
 def test_parallel_build_is_identical_to_the_serial_build(monkeypatch):

@@ -31,12 +31,16 @@ from bot.search.phrases import (
     positions_per_term,
     run_destinations,
 )
+from bot.search.pruning import BlockMax
 from bot.search.savedfiles import atomic_folder, check_sizes, file_digest, read_meta
+from bot.search.topk import top_k as top_k  # re-exported: callers select from scores here
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-INDEX_FORMAT = 4  # 3: `forward` (phrase checks); 4: term positions instead (bot/search/phrases)
+# 3: `forward` (phrase checks); 4: term positions instead (bot/search/phrases); 5: block
+# maxima (bot/search/pruning)
+INDEX_FORMAT = 5
 MAX_TF = np.iinfo(np.uint16).max
 _ARRAYS = ("indptr", "doc_ids", "tfs", "doc_len", "sat", "pos_indptr", "positions")
 # Dense accumulation once the postings touched reach 1/_DENSE_RATIO of the documents.
@@ -74,7 +78,11 @@ class BM25Index:
     pos_indptr: np.ndarray = field(default_factory=lambda: np.zeros(1, np.int64))
     positions: np.ndarray = field(default_factory=lambda: np.empty(0, np.uint16))
 
-    def __post_init__(self, saturation: np.ndarray | None) -> None:
+    # Score bounds per term and block (`bot.search.pruning`): loaded with a saved index,
+    # else computed on first use.
+    bounds: InitVar[BlockMax | None] = None
+
+    def __post_init__(self, saturation: np.ndarray | None, bounds: BlockMax | None) -> None:
         doc_len, params, tfs, doc_ids = self.doc_len, self.params, self.tfs, self.doc_ids
         self.n_docs = int(doc_len.shape[0])
         self.avgdl = float(doc_len.sum()) / self.n_docs if self.n_docs else 0.0
@@ -93,6 +101,14 @@ class BM25Index:
         self.phrases = PositionIndex(
             self.indptr, doc_ids, tfs, doc_len, self.pos_indptr, self.positions
         )
+        self._block_max = bounds
+
+    @property
+    def block_max(self) -> BlockMax:
+        """Per-term and per-block saturation bounds, for pruned top-k."""
+        if self._block_max is None:
+            self._block_max = BlockMax.build(self.indptr, self.doc_ids, self.sat, self.n_docs)
+        return self._block_max
 
     # -- building ---------------------------------------------------------------------------
 
@@ -298,15 +314,16 @@ class BM25Index:
         """Write into a temporary folder, then rename: a crash never leaves half an index."""
         with atomic_folder(folder) as tmp:
             digests = {}
-            for name in _ARRAYS:
+            arrays = {name: getattr(self, name) for name in _ARRAYS} | self.block_max.arrays()
+            for name, values in arrays.items():
                 path = tmp / f"{name}.npy"
-                np.save(path, np.ascontiguousarray(getattr(self, name)))
+                np.save(path, np.ascontiguousarray(values))
                 digests[name] = file_digest(path)
             terms = sorted(self.vocab, key=self.vocab.__getitem__)
             vocab_path = tmp / "vocab.txt"
             vocab_path.write_text("\n".join(terms), encoding="utf-8")
             digests["vocab"] = file_digest(vocab_path)
-            sizes = {f"{n}.npy": (tmp / f"{n}.npy").stat().st_size for n in _ARRAYS}
+            sizes = {f"{n}.npy": (tmp / f"{n}.npy").stat().st_size for n in arrays}
             sizes["vocab.txt"] = vocab_path.stat().st_size
             full_meta = dict(
                 meta,
@@ -328,7 +345,7 @@ class BM25Index:
             # Sizes here; digests after start-up (`saved_digests`, bot.search.integrity):
             # hashing ~1.4 GB of arrays was most of a 1M-paper start.
             check_sizes(folder, meta.get("sizes", {}), meta.get("sizes", {}), IndexCacheError)
-            for name in _ARRAYS:
+            for name in (*_ARRAYS, *BlockMax.NAMES):
                 path = folder / f"{name}.npy"
                 arrays[name] = np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
             text = (folder / "vocab.txt").read_text(encoding="utf-8")
@@ -346,10 +363,13 @@ class BM25Index:
             raise IndexCacheError(f"{folder}: arrays do not fit together")
         params = BM25Params(*meta["params"])
         pos_indptr = arrays["pos_indptr"]
+        bounds = BlockMax.from_arrays(arrays, len(arrays["doc_len"]))
         if (
             arrays["sat"].shape != arrays["doc_ids"].shape
             or pos_indptr.shape != indptr.shape
             or int(pos_indptr[-1]) != arrays["positions"].shape[0]
+            or bounds is None
+            or bounds.term_max.shape[0] != len(vocab)
         ):
             raise IndexCacheError(f"{folder}: arrays do not fit together")
         return cls(
@@ -362,6 +382,7 @@ class BM25Index:
             saturation=arrays["sat"],
             pos_indptr=pos_indptr,
             positions=arrays["positions"],
+            bounds=bounds,
         )
 
 
@@ -476,33 +497,3 @@ def _okapi_idf(df: np.ndarray, n_docs: int, epsilon: float) -> np.ndarray:
     floor = epsilon * average
     idf[idf <= 0] = floor if floor > 0 else MIN_IDF
     return idf
-
-
-def top_k(doc_ids: np.ndarray, scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """The k best (doc id, score) pairs, best first; equal scores keep corpus order.
-
-    Selection is O(n) (a partition around the k-th score), then only the k winners are sorted.
-    Documents scoring 0 or less are never returned: they did not match.
-    """
-    keep = scores > 0
-    if not keep.all():
-        doc_ids, scores = doc_ids[keep], scores[keep]
-    n = scores.shape[0]
-    if k <= 0 or n == 0:
-        return doc_ids[:0], scores[:0]
-    if n > 64 * k:
-        # The k-th best of every 16th score is at most the k-th best of all: keeping the
-        # scores >= it keeps every winner (and its ties), and the partition below gets small.
-        sample = scores[::16]
-        floor = np.partition(sample, sample.shape[0] - k)[sample.shape[0] - k]
-        candidates = np.flatnonzero(scores >= floor)
-        doc_ids, scores = doc_ids[candidates], scores[candidates]
-        n = scores.shape[0]
-    if n > k:
-        threshold = np.partition(scores, n - k)[n - k]
-        above = scores > threshold
-        ties = np.flatnonzero(scores == threshold)[: k - int(above.sum())]
-        chosen = np.concatenate([np.flatnonzero(above), ties])
-        doc_ids, scores = doc_ids[chosen], scores[chosen]
-    order = np.lexsort((doc_ids, -scores))
-    return doc_ids[order], scores[order]

@@ -1,0 +1,301 @@
+"""Exact top-k with block-max pruning: the same k documents, in the same order, as scoring
+every posting (`BM25Index.score` + `top_k`), while skipping most of the postings.
+
+Documents are cut into blocks of consecutive ids (128 by default). For every term the index
+keeps an upper bound of its saturation in each block (`BlockMax`, computed once at build
+time and saved with the index): a query's bound for a block is the sum of its terms' bounds
+there, times their idf and weights. Blocks are then scored exactly in decreasing order of
+their bound, a few at first and more each round; once k documents are known, the k-th best
+score is a threshold no block whose bound is below it can beat, so those blocks are never
+touched. This is block-max WAND's idea done block-at-a-time, which is what numpy can do fast:
+each round is a handful of vectorised calls per query term, not a loop over documents.
+
+Exactness: bounds are rounded up (and given a relative slack far above float64 rounding),
+every document of a scored block gets its exhaustive score to the bit (the same float64
+operations, term by term in query order, from 0.0), and ties keep corpus order as `top_k`
+does. Queries with few postings, negative weights, or whose threshold prunes too little fall
+back to the exhaustive path, which stays the reference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from bot.search.topk import top_k
+
+if TYPE_CHECKING:
+    from bot.search.index import BM25Index
+
+BLOCK_SHIFT = 5  # 32 documents per block
+# A term gets a stored row of block maxima (one byte per block) when its postings reach a
+# quarter of the blocks; shorter lists have theirs computed at query time from the postings.
+ROW_MIN_SHARE = 4
+QUANT = 255  # block maxima are stored as ceil(255 * block max / term max) in one byte
+# Relative slack on every bound: float64 sums of a few terms round by ~1e-16 relative.
+SLACK = 1e-9
+# Below this many postings the exhaustive path is already cheap: pruning would only add work.
+MIN_POSTINGS = 20_000
+FIRST_BLOCKS = 32  # blocks scored in the first round; each round scores up to 4x more
+# Give up pruning (exhaustive instead) when the threshold leaves more than this share of blocks.
+MAX_SHARE = 0.4
+
+
+@dataclass(frozen=True, slots=True)
+class BlockMax:
+    """Per-term and per-block upper bounds of the BM25 saturation `tf*(k1+1)/(tf+norm)`.
+
+    `term_max[t]` is term t's largest saturation; `rows[t]` is its row in `maxima` (or -1
+    when its postings are short, see ROW_MIN_DF), where `maxima[row, b]` is the quantised
+    bound of block b (0 where the term is absent). The bounds are of saturation, not score:
+    idf is derived from the postings at load, and query weights vary.
+    """
+
+    shift: int
+    term_max: np.ndarray
+    rows: np.ndarray
+    maxima: np.ndarray
+
+    NAMES = ("term_max", "block_rows", "block_max")
+
+    @classmethod
+    def build(
+        cls, indptr: np.ndarray, doc_ids: np.ndarray, sat: np.ndarray, n_docs: int
+    ) -> BlockMax:
+        shift = BLOCK_SHIFT
+        n_blocks = (n_docs >> shift) + 1
+        df = np.diff(indptr)
+        term_max = np.zeros(df.shape[0], dtype=np.float64)
+        full = np.flatnonzero(df > 0)
+        if full.size:
+            term_max[full] = np.maximum.reduceat(np.asarray(sat), indptr[full])
+        long_terms = np.flatnonzero(df >= max(1, n_blocks // ROW_MIN_SHARE))
+        rows = np.full(df.shape[0], -1, dtype=np.int32)
+        rows[long_terms] = np.arange(long_terms.shape[0], dtype=np.int32)
+        maxima = np.zeros((long_terms.shape[0], n_blocks), dtype=np.uint8)
+        for row, tid in enumerate(long_terms.tolist()):
+            start, end = int(indptr[tid]), int(indptr[tid + 1])
+            blocks, block_max = _block_maxima(doc_ids[start:end], sat[start:end], shift)
+            ratio = block_max / term_max[tid] * (QUANT * (1 + 1e-6))
+            maxima[row, blocks] = np.minimum(np.ceil(ratio), QUANT).astype(np.uint8)
+        return cls(shift, term_max, rows, maxima)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """What `BM25Index.save` writes (the block size is implied by the row length)."""
+        return dict(zip(self.NAMES, (self.term_max, self.rows, self.maxima), strict=True))
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], n_docs: int) -> BlockMax | None:
+        """The saved bounds, or None when they do not fit an index of `n_docs` documents."""
+        term_max, rows, maxima = (arrays[name] for name in cls.NAMES)
+        n_blocks = (n_docs >> BLOCK_SHIFT) + 1
+        if maxima.ndim != 2 or maxima.shape[1] != n_blocks or rows.shape != term_max.shape:
+            return None
+        return cls(BLOCK_SHIFT, term_max, rows, maxima)
+
+
+def _block_maxima(docs: np.ndarray, sat: np.ndarray, shift: int) -> tuple[np.ndarray, np.ndarray]:
+    """(blocks, largest saturation in each) of one postings list (doc ids ascending)."""
+    block = np.asarray(docs) >> shift
+    first = np.flatnonzero(np.diff(block)) + 1
+    first = np.concatenate([np.zeros(1, dtype=first.dtype), first])
+    return block[first], np.maximum.reduceat(np.asarray(sat), first)
+
+
+class _Query:
+    """A query's terms found in the index, as arrays: one entry per term occurrence, in
+    query order (a repeated term counts again, as in `score`)."""
+
+    def __init__(
+        self,
+        index: BM25Index,
+        starts: list[int],
+        ends: list[int],
+        tids: list[int],
+        weights: list[float],
+    ) -> None:
+        self.doc_ids = np.asarray(index.doc_ids)  # plain views: memmap slicing costs extra
+        self.sat = np.asarray(index.sat)
+        self.starts = np.array(starts, dtype=np.int64)
+        self.ends = np.array(ends, dtype=np.int64)
+        self.tids = np.array(tids, dtype=np.int64)
+        self.idf = index.idf[self.tids]
+        self.weights = np.array(weights, dtype=np.float64)
+        self.weighted = bool((self.weights != 1.0).any())
+        self.postings = int((self.ends - self.starts).sum())
+
+
+def search_top_k(
+    index: BM25Index,
+    terms: Sequence[str],
+    k: int,
+    weights: Sequence[float] | None = None,
+    allowed: np.ndarray | None = None,
+    *,
+    exhaustive: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    """`top_k(*index.score(terms, weights), k)`, restricted to `allowed` documents (a bool
+    per document) when given. Pruned where that helps: the same ids and scores in the same
+    order, usually faster. `exhaustive` scores every posting: the reference."""
+    if not exhaustive:
+        found = prune(index, terms, k, weights, allowed)
+        if found is not None:
+            return found
+    ids, scores = index.score(terms, weights)
+    if allowed is not None:
+        keep = allowed[ids]
+        ids, scores = ids[keep], scores[keep]
+    return top_k(ids, scores, k)
+
+
+def _query(
+    index: BM25Index, terms: Sequence[str], weights: Sequence[float] | None
+) -> _Query | None:
+    starts, ends, tids, ws = [], [], [], []
+    indptr = index.indptr
+    for i, term in enumerate(terms):
+        tid = index.vocab.get(term)
+        if tid is None:
+            continue
+        weight = 1.0 if weights is None else float(weights[i])
+        if weight < 0:
+            return None  # a negative weight breaks every upper bound
+        start, end = int(indptr[tid]), int(indptr[tid + 1])
+        if start < end:
+            starts.append(start)
+            ends.append(end)
+            tids.append(tid)
+            ws.append(weight)
+    return _Query(index, starts, ends, tids, ws) if tids else None
+
+
+def prune(
+    index: BM25Index,
+    terms: Sequence[str],
+    k: int,
+    weights: Sequence[float] | None = None,
+    allowed: np.ndarray | None = None,
+    *,
+    min_postings: int = MIN_POSTINGS,
+    max_share: float = MAX_SHARE,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The pruned traversal, or None where it cannot help (the caller then scores it all):
+    fewer than `min_postings` postings, or more than `max_share` of the blocks to score."""
+    query = _query(index, terms, weights)
+    if query is None or k <= 0 or query.postings < min_postings:
+        return None
+    bounds = index.block_max
+    ub = _upper_bounds(query, bounds)
+    done = np.zeros(ub.shape[0], dtype=bool)
+    limit = int(max_share * ub.shape[0])
+    batch = max(FIRST_BLOCKS, 2 * k)
+    best_ids = np.empty(0, np.int32)
+    best_scores = np.empty(0, np.float64)
+    take = _highest(ub, np.flatnonzero(ub), batch)
+    scored = 0
+    while take.shape[0]:
+        scored += take.shape[0]
+        blocks = np.sort(take)
+        done[blocks] = True
+        ids, scores = _score_blocks(query, blocks, bounds.shift)
+        if allowed is not None:
+            keep = allowed[ids]
+            ids, scores = ids[keep], scores[keep]
+        best_ids, best_scores = _merge(best_ids, best_scores, ids, scores, k)
+        # Only blocks whose bound reaches the k-th best score can hold a winner (or a tie).
+        threshold = float(best_scores[-1]) if best_ids.shape[0] >= k else 0.0
+        rest = np.flatnonzero((ub >= threshold) & (ub > 0) & ~done)
+        if scored + rest.shape[0] > limit:
+            return None  # the bounds are too loose for this query: score it all
+        batch *= 4
+        take = _highest(ub, rest, batch)
+    return best_ids, best_scores
+
+
+def _highest(ub: np.ndarray, blocks: np.ndarray, n: int) -> np.ndarray:
+    """The n of `blocks` with the highest bounds (all of them when there are no more)."""
+    if blocks.shape[0] <= n:
+        return blocks
+    return blocks[np.argpartition(-ub[blocks], n)[:n]]
+
+
+def _ranges(lo: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The positions lo[i] .. lo[i] + counts[i] - 1 for every i, end to end."""
+    n = int(counts.sum())
+    return np.repeat(lo - np.cumsum(counts) + counts, counts) + np.arange(n)
+
+
+def _upper_bounds(query: _Query, bounds: BlockMax) -> np.ndarray:
+    """Every block's bound of the query's score there (rounded up, with slack)."""
+    n_blocks = bounds.maxima.shape[1]
+    scale = query.idf * query.weights
+    rows = bounds.rows[query.tids]
+    stored = rows >= 0
+    ub = np.zeros(n_blocks, dtype=np.float64)
+    if stored.any():
+        factor = scale[stored] * bounds.term_max[query.tids[stored]] / QUANT
+        ub += factor @ bounds.maxima[rows[stored]]
+    if not stored.all():
+        # Short lists: their block maxima straight from the postings, all terms at once.
+        short = np.flatnonzero(~stored)
+        counts = query.ends[short] - query.starts[short]
+        at = _ranges(query.starts[short], counts)
+        key = np.repeat(np.arange(short.shape[0]) * n_blocks, counts) + (
+            query.doc_ids[at] >> bounds.shift
+        )
+        first = np.flatnonzero(np.diff(key, prepend=-1))
+        block_max = np.maximum.reduceat(query.sat[at], first)
+        owner, block = np.divmod(key[first], n_blocks)
+        ub += np.bincount(block, weights=block_max * scale[short][owner], minlength=n_blocks)
+    ub *= 1 + SLACK
+    return ub
+
+
+def _score_blocks(query: _Query, blocks: np.ndarray, shift: int) -> tuple[np.ndarray, np.ndarray]:
+    """(doc ids ascending, exact scores) of the documents of `blocks` (ascending) that a
+    query term scores, with the exhaustive path's float64 operations in the same order."""
+    size = 1 << shift
+    first = blocks.astype(np.int64) << shift
+    doc_ids = query.doc_ids
+    # Same dtype as the postings: else searchsorted converts a whole postings list per call.
+    edges = np.stack([first, first + size], axis=1).ravel().astype(doc_ids.dtype)
+    cuts = np.stack(
+        [
+            doc_ids[start:end].searchsorted(edges)
+            for start, end in zip(query.starts.tolist(), query.ends.tolist(), strict=True)
+        ]
+    )
+    cuts += query.starts[:, None]
+    lo = cuts[:, 0::2]
+    counts = cuts[:, 1::2] - lo
+    per_term = counts.sum(axis=1)
+    at = _ranges(lo.ravel(), counts.ravel())
+    if not at.shape[0]:
+        return np.empty(0, np.int32), np.empty(0, np.float64)
+    doc = doc_ids[at].astype(np.int64)
+    contrib = query.sat[at] * np.repeat(query.idf, per_term)
+    if query.weighted:
+        contrib *= np.repeat(query.weights, per_term)
+    slot = np.zeros(int(blocks[-1]) + 1, dtype=np.int64)
+    slot[blocks] = np.arange(blocks.shape[0], dtype=np.int64) << shift
+    # bincount adds in array order: per document, term by term from 0.0, as `score` does.
+    dense = np.bincount(
+        slot[doc >> shift] + (doc & (size - 1)), weights=contrib, minlength=blocks.shape[0] << shift
+    )
+    hit = np.flatnonzero(dense)
+    ids = (blocks[hit >> shift].astype(np.int64) << shift) + (hit & (size - 1))
+    return ids.astype(np.int32), dense[hit]
+
+
+def _merge(
+    ids_a: np.ndarray, scores_a: np.ndarray, ids_b: np.ndarray, scores_b: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The k best of two disjoint sets, best first, equal scores in corpus order."""
+    ids_b, scores_b = top_k(ids_b, scores_b, k)
+    ids = np.concatenate([ids_a, ids_b])
+    scores = np.concatenate([scores_a, scores_b])
+    order = np.lexsort((ids, -scores))[:k]
+    return ids[order], scores[order]
