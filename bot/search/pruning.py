@@ -39,6 +39,9 @@ QUANT = 255  # block maxima are stored as ceil(255 * block max / term max) in on
 SLACK = 1e-9
 # Below this many postings the exhaustive path is already cheap: pruning would only add work.
 MIN_POSTINGS = 20_000
+# A document looked up in a postings list costs about this many postings scored (a binary
+# search's cache misses against one scatter-add).
+LOOKUP_COST = 16
 FIRST_BLOCKS = 32  # blocks scored in the first round; each round scores up to 4x more
 # Give up pruning (exhaustive instead) when the threshold leaves more than this share of blocks.
 MAX_SHARE = 0.4
@@ -189,30 +192,106 @@ def prune(
         return None
     bounds = index.block_max
     ub = _upper_bounds(query, bounds)
+    term_ub = query.idf * query.weights * bounds.term_max[query.tids] * (1 + SLACK)
     done = np.zeros(ub.shape[0], dtype=bool)
-    limit = int(max_share * ub.shape[0])
+    budget = max_share * query.postings
     batch = max(FIRST_BLOCKS, 2 * k)
     best_ids = np.empty(0, np.int32)
     best_scores = np.empty(0, np.float64)
     take = _highest(ub, np.flatnonzero(ub), batch)
-    scored = 0
     while take.shape[0]:
-        scored += take.shape[0]
         blocks = np.sort(take)
         done[blocks] = True
         ids, scores = _score_blocks(query, blocks, bounds.shift)
-        if allowed is not None:
-            keep = allowed[ids]
-            ids, scores = ids[keep], scores[keep]
-        best_ids, best_scores = _merge(best_ids, best_scores, ids, scores, k)
+        best_ids, best_scores = _merge(best_ids, best_scores, ids, scores, k, allowed)
         # Only blocks whose bound reaches the k-th best score can hold a winner (or a tie).
         threshold = float(best_scores[-1]) if best_ids.shape[0] >= k else 0.0
-        rest = np.flatnonzero((ub >= threshold) & (ub > 0) & ~done)
-        if scored + rest.shape[0] > limit:
+        live = (ub >= threshold) & (ub > 0) & ~done
+        rest = np.flatnonzero(live)
+        if not rest.shape[0]:
+            break
+        # Two ways on: more blocks, best bounds first (their postings), or every document of
+        # the live blocks holding an "essential" term (MaxScore: the terms left out cannot
+        # reach the threshold by themselves), scored by lookups. The cheaper one, if either
+        # is cheap enough.
+        by_blocks = rest.shape[0] / ub.shape[0] * query.postings
+        essential = _essential(term_ub, threshold) if threshold > 0 else None
+        by_terms = (
+            float((query.ends - query.starts)[essential].sum()) if essential is not None else np.inf
+        )
+        if min(by_blocks, by_terms) > budget:
             return None  # the bounds are too loose for this query: score it all
+        if by_terms < by_blocks and essential is not None:
+            docs = _candidates(query, essential, live, bounds.shift, term_ub, threshold)
+            if docs.shape[0] * query.starts.shape[0] * LOOKUP_COST <= by_blocks:
+                ids, scores = _score_docs(query, docs)
+                return _merge(best_ids, best_scores, ids, scores, k, allowed)
+            if by_blocks > budget:
+                return None
         batch *= 4
         take = _highest(ub, rest, batch)
     return best_ids, best_scores
+
+
+def _essential(term_ub: np.ndarray, threshold: float) -> np.ndarray:
+    """Which query terms a document must hold to reach `threshold`: the others' bounds, the
+    smallest first, add up to less than it (MaxScore's essential lists)."""
+    order = np.argsort(term_ub, kind="stable")
+    # The largest prefix of smallest bounds whose sum stays below the threshold.
+    n_out = int(np.searchsorted(np.cumsum(term_ub[order]), threshold, side="left"))
+    keep = np.zeros(term_ub.shape[0], dtype=bool)
+    keep[order[n_out:]] = True
+    return keep
+
+
+def _candidates(
+    query: _Query,
+    essential: np.ndarray,
+    live: np.ndarray,
+    shift: int,
+    term_ub: np.ndarray,
+    threshold: float,
+) -> np.ndarray:
+    """Sorted distinct documents of the `live` blocks that hold an essential term and whose
+    essential terms' scores plus the other terms' bounds reach `threshold` (MaxScore)."""
+    found, partial = [], []
+    for i in np.flatnonzero(essential).tolist():
+        start, end = int(query.starts[i]), int(query.ends[i])
+        docs = query.doc_ids[start:end]
+        at = np.flatnonzero(live[docs >> shift])
+        found.append(docs[at])
+        partial.append(query.sat[start:end][at] * (query.idf[i] * query.weights[i]))
+    docs, score = found[0], partial[0]
+    if len(found) > 1:
+        docs, score = np.concatenate(found), np.concatenate(partial)
+        order = np.argsort(docs, kind="stable")
+        docs, score = docs[order], score[order]
+        first = np.flatnonzero(np.diff(docs, prepend=-1))
+        docs, score = docs[first], np.add.reduceat(score, first)
+    # The partial sums round differently from `score`: they only filter, with slack.
+    rest = float(term_ub[~essential].sum())
+    keep: np.ndarray = docs[(score + rest) * (1 + SLACK) >= threshold]
+    return keep
+
+
+def _score_docs(query: _Query, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(docs, exact scores) by looking each document up in every term's postings, term by
+    term in query order from 0.0 (an absent term adds 0.0, which changes no sum)."""
+    totals = np.zeros(docs.shape[0], dtype=np.float64)
+    if not docs.shape[0]:
+        return docs, totals
+    for i in range(query.starts.shape[0]):
+        start, end = int(query.starts[i]), int(query.ends[i])
+        postings = query.doc_ids[start:end]
+        at = np.minimum(postings.searchsorted(docs), end - start - 1)
+        hit = postings[at] == docs
+        contrib = np.zeros(docs.shape[0], dtype=np.float64)
+        contrib[hit] = query.sat[start:end][at[hit]] * query.idf[i]
+        if query.weighted and query.weights[i] != 1.0:
+            contrib[hit] *= query.weights[i]
+        totals += contrib
+    keep = totals != 0
+    return docs[keep], totals[keep]
 
 
 def _highest(ub: np.ndarray, blocks: np.ndarray, n: int) -> np.ndarray:
@@ -291,9 +370,18 @@ def _score_blocks(query: _Query, blocks: np.ndarray, shift: int) -> tuple[np.nda
 
 
 def _merge(
-    ids_a: np.ndarray, scores_a: np.ndarray, ids_b: np.ndarray, scores_b: np.ndarray, k: int
+    ids_a: np.ndarray,
+    scores_a: np.ndarray,
+    ids_b: np.ndarray,
+    scores_b: np.ndarray,
+    k: int,
+    allowed: np.ndarray | None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The k best of two disjoint sets, best first, equal scores in corpus order."""
+    """The k best of two disjoint sets (the second one ascending, masked by `allowed` here),
+    best first, equal scores in corpus order."""
+    if allowed is not None:
+        keep = allowed[ids_b]
+        ids_b, scores_b = ids_b[keep], scores_b[keep]
     ids_b, scores_b = top_k(ids_b, scores_b, k)
     ids = np.concatenate([ids_a, ids_b])
     scores = np.concatenate([scores_a, scores_b])

@@ -178,3 +178,25 @@ def test_saved_bounds_of_another_size_are_refused():
     arrays = index.block_max.arrays()
     assert BlockMax.from_arrays(arrays, index.n_docs) is not None
     assert BlockMax.from_arrays(arrays, index.n_docs + (1 << pruning.BLOCK_SHIFT)) is None
+
+
+def test_maxscore_lookups_equal_exhaustive(corpus, monkeypatch):
+    """The second way on (documents holding an essential term, looked up term by term),
+    taken whenever it applies: same answers as the exhaustive path."""
+    index = corpus
+    monkeypatch.setattr(pruning, "LOOKUP_COST", 0)
+    looked_up: list[int] = []
+    real = pruning._score_docs
+
+    def counting(query, docs):
+        looked_up.append(docs.shape[0])
+        return real(query, docs)
+
+    monkeypatch.setattr(pruning, "_score_docs", counting)
+    rng = random.Random(4)
+    vocab = list(index.vocab)
+    for _ in range(300):
+        terms = _random_query(rng, vocab)
+        weights = [rng.choice([1.0, 0.5, 2.0]) for _ in terms] if rng.random() < 0.3 else None
+        _check(index, terms, rng.choice([1, 10, 30]), weights)
+    assert len(looked_up) >= 30
