@@ -206,7 +206,8 @@ def prune(
         best_ids, best_scores = _merge(best_ids, best_scores, ids, scores, k, allowed)
         # Only blocks whose bound reaches the k-th best score can hold a winner (or a tie).
         threshold = float(best_scores[-1]) if best_ids.shape[0] >= k else 0.0
-        live = (ub >= threshold) & (ub > 0) & ~done
+        live = ub >= threshold if threshold > 0 else ub > 0
+        live &= ~done
         rest = np.flatnonzero(live)
         if not rest.shape[0]:
             break
@@ -313,10 +314,11 @@ def _upper_bounds(query: _Query, bounds: BlockMax) -> np.ndarray:
     scale = query.idf * query.weights
     rows = bounds.rows[query.tids]
     stored = rows >= 0
-    ub = np.zeros(n_blocks, dtype=np.float64)
     if stored.any():
         factor = scale[stored] * bounds.term_max[query.tids[stored]] / QUANT
-        ub += factor @ bounds.maxima[rows[stored]]
+        ub: np.ndarray = factor @ np.asarray(bounds.maxima)[rows[stored]]
+    else:
+        ub = np.zeros(n_blocks, dtype=np.float64)
     if not stored.all():
         # Short lists: their block maxima straight from the postings, all terms at once.
         short = np.flatnonzero(~stored)
@@ -340,7 +342,9 @@ def _score_blocks(query: _Query, blocks: np.ndarray, shift: int) -> tuple[np.nda
     first = blocks.astype(np.int64) << shift
     doc_ids = query.doc_ids
     # Same dtype as the postings: else searchsorted converts a whole postings list per call.
-    edges = np.stack([first, first + size], axis=1).ravel().astype(doc_ids.dtype)
+    edges = np.empty(2 * blocks.shape[0], dtype=doc_ids.dtype)
+    edges[0::2] = first
+    edges[1::2] = first + size
     cuts = np.stack(
         [
             doc_ids[start:end].searchsorted(edges)
@@ -383,6 +387,8 @@ def _merge(
         keep = allowed[ids_b]
         ids_b, scores_b = ids_b[keep], scores_b[keep]
     ids_b, scores_b = top_k(ids_b, scores_b, k)
+    if not ids_a.shape[0]:
+        return ids_b, scores_b
     ids = np.concatenate([ids_a, ids_b])
     scores = np.concatenate([scores_a, scores_b])
     order = np.lexsort((ids, -scores))[:k]
