@@ -8,7 +8,8 @@ Phrases are quoted runs of 2-3 non-stopword words from the corpus's abstracts (a
 `benchmarks.stress`). Printed, each as p50/p99/max over the phrases:
 - `search`: `SearchEngine.search('"..."', limit=5)`, everything a user waits for (scoring, the
   phrase check, top-k, snippets), with the positional check (now) and with format 3's check
-  (before: every candidate's term ids gathered, or one pass over all 4 bytes per token);
+  (before: every candidate's term ids gathered, or one pass over all 4 bytes per token),
+  each phrase both ways in turn after an untimed pass (no order or warm cache favours one);
 - `check`: the phrase check alone, now and before;
 and whether both checks matched the same documents for every phrase (they must).
 The format-3 sequences are rebuilt from the positions for the comparison only; they are not
@@ -27,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.stress import SHARED, WORK, abstract_runs, ms, phrase_latency, settings_for
+from benchmarks.stress import SHARED, WORK, abstract_runs, ms, settings_for
 from benchmarks.synth import Source, cached_corpus
 from bot.config import EXCLUDED_STATUSES
 
@@ -98,6 +99,23 @@ def format3_has_phrases(engine, forward, starts):
     return types.MethodType(has_phrases, engine)
 
 
+def interleaved(engine, phrases: list[str], old_check) -> tuple[list[float], list[float]]:
+    """Search latency with the positional check (now) and format 3's (before), each phrase
+    run both ways in turn, after one untimed pass each: no order or cache favours either."""
+    new_check = engine._has_phrases
+    samples: dict[bool, list[float]] = {True: [], False: []}
+    for timed in (False, True):
+        for text in phrases:
+            for is_new, check in ((True, new_check), (False, old_check)):
+                engine._has_phrases = check
+                started = time.perf_counter()
+                engine.search(f'"{text}"', limit=5)
+                if timed:
+                    samples[is_new].append(time.perf_counter() - started)
+    engine._has_phrases = new_check
+    return samples[True], samples[False]
+
+
 def line(label: str, samples: list[float]) -> str:
     return (
         f"{label:34s} p50 {ms(samples, 50):7.1f} ms  p99 {ms(samples, 99):7.1f} ms  "
@@ -140,7 +158,6 @@ def main(argv: list[str] | None = None) -> int:
     plans = [engine.plan(f'"{text}"', suggest=False) for text in phrases]
     engine.search('"warm up"', limit=5)
 
-    now = phrase_latency(engine, phrases)
     check_now = []
     found_now = []
     for plan in plans:
@@ -163,8 +180,7 @@ def main(argv: list[str] | None = None) -> int:
             old.append(holders[format3_matches(index, forward, starts, holders, phrase)])
             check_before.append(time.perf_counter() - t1)
         same += all(np.array_equal(a, b) for a, b in zip(old, found, strict=True))
-    engine._has_phrases = format3_has_phrases(engine, forward, starts)  # type: ignore[method-assign]
-    before = phrase_latency(engine, phrases)
+    now, before = interleaved(engine, phrases, format3_has_phrases(engine, forward, starts))
 
     print(f"\n# {len(phrases)} phrase queries at {index.n_docs:,} papers")
     print(line("search, positions (now)", now))
