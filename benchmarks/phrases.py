@@ -82,37 +82,50 @@ def format3_matches(index, forward, starts, docs: np.ndarray, phrase: Sequence[s
     return keep
 
 
-def format3_has_phrases(engine, forward, starts):
-    """Format 3's `SearchEngine._has_phrases`: all terms from the postings, then the runs."""
+def format3_select(engine, forward, starts):
+    """Format 3's `SearchEngine._select`, as it was: every document holding a query word
+    scored, filtered, then the candidates' runs checked in the term sequences."""
 
-    def has_phrases(self, ids: np.ndarray, phrases) -> np.ndarray:
-        keep = np.ones(ids.shape[0], dtype=bool)
-        present = np.zeros(self.index.n_docs, dtype=bool)
-        for term in {t for phrase in phrases for t in phrase}:
-            present[:] = False
-            present[self.index.postings(term)[0]] = True
-            keep &= present[ids]
-        for phrase in phrases:
-            keep[keep] = format3_matches(self.index, forward, starts, ids[keep], phrase)
-        return keep
+    def select(self, plan):
+        if plan.terms:
+            ids, scores = self.index.score([*plan.terms, *plan.extra], plan.weights)
+            keep = scores > 0
+        else:
+            ids = np.arange(self.index.n_docs, dtype=np.int32)
+            scores = np.zeros(ids.shape[0], dtype=np.float64)
+            keep = np.ones(ids.shape[0], dtype=bool)
+        if plan.phrases:  # format 3 checked after the filters: none in these queries
+            present = np.zeros(self.index.n_docs, dtype=bool)
+            for term in {t for phrase in plan.phrases for t in phrase}:
+                present[:] = False
+                present[self.index.postings(term)[0]] = True
+                keep &= present[ids]
+            for phrase in plan.phrases:
+                keep[keep] = format3_matches(self.index, forward, starts, ids[keep], phrase)
+        return self._narrow(plan, ids, scores, keep)
 
-    return types.MethodType(has_phrases, engine)
+    return types.MethodType(select, engine)
 
 
-def interleaved(engine, phrases: list[str], old_check) -> tuple[list[float], list[float]]:
-    """Search latency with the positional check (now) and format 3's (before), each phrase
-    run both ways in turn, after one untimed pass each: no order or cache favours either."""
-    new_check = engine._has_phrases
+def interleaved(engine, phrases: list[str], old_select) -> tuple[list[float], list[float]]:
+    """Search latency now and with format 3's selection (before), each phrase run both ways
+    in turn, after one untimed pass each: no order or warm cache favours either. Both
+    selections must give the same results (checked)."""
+    new_select = engine._select
     samples: dict[bool, list[float]] = {True: [], False: []}
     for timed in (False, True):
         for text in phrases:
-            for is_new, check in ((True, new_check), (False, old_check)):
-                engine._has_phrases = check
+            results = []
+            for is_new, select in ((True, new_select), (False, old_select)):
+                engine._select = select
                 started = time.perf_counter()
-                engine.search(f'"{text}"', limit=5)
+                results.append(engine.search(f'"{text}"', limit=5))
                 if timed:
                     samples[is_new].append(time.perf_counter() - started)
-    engine._has_phrases = new_check
+            now, before = results
+            if (now.total, now.hits) != (before.total, before.hits):
+                raise SystemExit(f"different results for {text!r}: {now} vs {before}")
+    engine._select = new_select
     return samples[True], samples[False]
 
 
@@ -180,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
             old.append(holders[format3_matches(index, forward, starts, holders, phrase)])
             check_before.append(time.perf_counter() - t1)
         same += all(np.array_equal(a, b) for a, b in zip(old, found, strict=True))
-    now, before = interleaved(engine, phrases, format3_has_phrases(engine, forward, starts))
+    now, before = interleaved(engine, phrases, format3_select(engine, forward, starts))
 
     print(f"\n# {len(phrases)} phrase queries at {index.n_docs:,} papers")
     print(line("search, positions (now)", now))

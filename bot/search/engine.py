@@ -172,22 +172,19 @@ class SearchEngine(PaperLookups):
             keep &= ~has_all
         return keep
 
-    def _has_phrases(self, ids: np.ndarray, phrases: Sequence[tuple[str, ...]]) -> np.ndarray:
-        """Mask of documents holding each phrase as a run of terms.
+    def _phrase_docs(self, phrases: Sequence[tuple[str, ...]]) -> np.ndarray:
+        """Ascending ids of the documents holding every phrase as a run of terms.
 
-        From the index's term positions (`bot.search.phrases`): re-analysing each candidate's
-        text cost ~15 s of CPU for a common phrase on 100k papers. A phrase's documents are
-        found from its own terms' postings; `ids` narrows the search only when it is small
-        (a filter), since marking a large `ids` costs more than it saves.
+        From the index's term positions (`bot.search.phrases`), from each phrase's own
+        terms: re-analysing each candidate's text cost ~15 s of CPU for a common phrase on
+        100k papers. Each phrase searches only among the documents holding the previous ones.
         """
-        keep = np.ones(ids.shape[0], dtype=bool)
-        mark = np.zeros(self.index.n_docs, dtype=bool)
+        found: np.ndarray | None = None
         for phrase in phrases:
-            narrow = ids[keep] if int(keep.sum()) * 8 < self.index.n_docs else None
-            mark[:] = False
-            mark[self.index.phrase_docs(phrase, narrow)] = True
-            keep &= mark[ids]
-        return keep
+            found = self.index.phrase_docs(phrase, found)
+            if not found.shape[0]:
+                break
+        return found if found is not None else np.empty(0, np.int32)
 
     def _doc_terms(self, doc: int) -> list[str]:
         """Index terms of one paper, for feedback; cached because top hits repeat."""
@@ -204,21 +201,32 @@ class SearchEngine(PaperLookups):
     def _select(self, plan: Plan) -> tuple[np.ndarray, np.ndarray]:
         """The one filtering path (`/search`, daily topic pools, `/similar`): the documents
         `plan` matches, ascending, with their scores (0.0 each when there are no words)."""
+        # Only documents holding the phrases can match: those alone are scored and filtered.
+        within = self._phrase_docs(plan.phrases) if plan.phrases else None
         if plan.terms:
-            ids, scores = self.index.score([*plan.terms, *plan.extra], plan.weights)
+            terms = [*plan.terms, *plan.extra]
+            if within is None:
+                ids, scores = self.index.score(terms, plan.weights)
+            else:
+                ids, scores = self.index.score_docs(terms, plan.weights, within)
             keep = scores > 0
         else:
-            ids = np.arange(self.index.n_docs, dtype=np.int32)
+            ids = np.arange(self.index.n_docs, dtype=np.int32) if within is None else within
             scores = np.zeros(ids.shape[0], dtype=np.float64)
             keep = np.ones(ids.shape[0], dtype=bool)
+        return self._narrow(plan, ids, scores, keep)
+
+    def _narrow(
+        self, plan: Plan, ids: np.ndarray, scores: np.ndarray, keep: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """`_select`'s filters (skip, exclusions, author/venue/year) and its cut of weak
+        matches, applied to the candidates `ids[keep]`."""
         if plan.skip is not None:
             keep &= ids != plan.skip
         if plan.excludes:
             keep &= self._without(ids, plan.excludes)
         if not plan.filters.is_empty():
             keep &= self._mask(ids, plan.filters)
-        if plan.phrases:
-            keep[keep] = self._has_phrases(ids[keep], plan.phrases)
         ids, scores = ids[keep], scores[keep]
         ratio = self.settings.min_score_ratio
         if plan.terms and ratio > 0 and scores.shape[0]:

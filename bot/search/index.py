@@ -301,6 +301,34 @@ class BM25Index:
         keep = totals != 0
         return uniq[keep].astype(np.int32), totals[keep]
 
+    def score_docs(
+        self, terms: Sequence[str], weights: Sequence[float] | None, docs: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """`score` for the ascending ids `docs` alone: the same pairs, sums bit for bit (each
+        document's terms added in query order from 0.0, the same float64 operations).
+
+        A phrase query can match only the documents holding the phrase, usually a few hundred
+        of a million: looking their postings up costs far less than scoring every document
+        that holds one of the words (`SearchEngine._select`).
+        """
+        docs = np.asarray(docs, dtype=np.int32)
+        totals = np.zeros(docs.shape[0], dtype=np.float64)
+        for i, term in enumerate(terms):
+            tid = self.vocab.get(term)
+            if tid is None or not docs.shape[0]:
+                continue
+            start, end = int(self.indptr[tid]), int(self.indptr[tid + 1])
+            block = np.asarray(self.doc_ids[start:end])
+            at = np.searchsorted(block, docs)
+            found = at < block.shape[0]
+            found[found] = block[at[found]] == docs[found]
+            contrib = self.sat[start + at[found]] * self.idf[tid]
+            if weights is not None and weights[i] != 1.0:
+                contrib *= weights[i]
+            totals[found] += contrib
+        keep = totals != 0
+        return docs[keep], totals[keep]
+
     def get_scores(self, terms: Sequence[str]) -> np.ndarray:
         """Dense scores for every document, as `rank_bm25.BM25Okapi.get_scores` returns."""
         dense = np.zeros(self.n_docs, dtype=np.float64)

@@ -20,7 +20,7 @@ from bot.search.analyzer import Analyzer
 from bot.search.corpus import load_corpus
 from bot.search.engine import SearchEngine, doc_text
 from bot.search.index import BM25Index, BM25Params
-from bot.search.models import Paper
+from bot.search.models import EmptyQuery, Paper
 from tests.conftest import ICML, TEST_DATA
 
 
@@ -182,3 +182,53 @@ def test_stopwords_are_not_positions() -> None:
     assert [h.paper.id for h in engine.search('"learning model"').hits] == ["a", "c"]
     assert [h.paper.id for h in engine.search('"learning model" venue:U').hits] == ["c"]
     assert engine.matching_ids('"learning model"') == ["a", "c"]
+
+
+def test_scoring_the_phrase_documents_alone_gives_the_same_scores(docs) -> None:
+    """`score_docs` is `score` restricted to some documents, bit for bit (weights, repeated
+    and unknown terms included)."""
+    index = BM25Index.build(docs, BM25Params())
+    rng = random.Random(9)
+    for _ in range(60):
+        full = [d for d in docs if d]
+        terms = [*rng.choice(full)[:3], rng.choice(rng.choice(full)), "zzz-unknown"]
+        terms.append(terms[0])  # a repeated term counts again
+        weights = [rng.choice([1.0, 0.5, 0.25]) for _ in terms] if rng.random() < 0.5 else None
+        ids, scores = index.score(terms, weights)
+        subset = np.array(sorted(rng.sample(range(len(docs)), len(docs) // 3)), dtype=np.int32)
+        got_ids, got_scores = index.score_docs(terms, weights, subset)
+        inside = np.isin(ids, subset)
+        assert np.array_equal(got_ids, ids[inside])
+        assert np.array_equal(got_scores, scores[inside])  # exact, not approximately
+
+
+def test_a_phrase_search_selects_what_scoring_everything_then_checking_did(icml_engine) -> None:
+    """The phrase-first selection (`_select`) against the old order on real phrases, with a
+    filter and an exclusion: same documents, same scores, same pages."""
+    engine = icml_engine
+    analysed = [engine.analyzer(doc_text(p, engine.settings.title_weight)) for p in engine.papers]
+    rng = random.Random(4)
+    queries = []
+    for _ in range(40):
+        words = rng.choice(engine.papers).abstract.split()
+        start = rng.randrange(max(1, len(words) - 3))
+        queries.append('"' + " ".join(words[start : start + rng.randint(2, 3)]) + '"')
+    queries += ['"world model" learning', '"reinforcement learning" -robot', '"language model"']
+    for query in queries:
+        try:
+            plan = engine.plan(query)
+        except EmptyQuery:
+            continue
+        ids, scores = engine.index.score([*plan.terms, *plan.extra], plan.weights)
+        keep = scores > 0
+        if plan.excludes:
+            keep &= engine._without(ids, plan.excludes)
+        holds = np.array([all(contains_run(analysed[d], p) for p in plan.phrases) for d in ids])
+        keep &= holds if ids.shape[0] else keep
+        ids, scores = ids[keep], scores[keep]
+        if scores.shape[0]:
+            strong = scores >= engine.settings.min_score_ratio * float(scores.max())
+            ids, scores = ids[strong], scores[strong]
+        got_ids, got_scores = engine._select(plan)
+        assert np.array_equal(got_ids, ids), query
+        assert np.array_equal(got_scores, scores), query
