@@ -88,3 +88,13 @@ def check_shards(count: int, ids: Iterable[object], where: str) -> tuple[int, ..
     if twice:
         raise ShardError(f"{where}: shard id {twice[0]} is listed twice")
     return tuple(checked)
+
+
+def describe(count: int, ids: Iterable[int]) -> str:
+    """The shard range of a process in words (`--check`, logs)."""
+    chosen = list(ids)
+    if not count:
+        return "all shards of the count Discord recommends"
+    if not chosen:
+        return f"all {count} shards"
+    return f"shards {', '.join(map(str, chosen))} of {count} (the daily posts of their servers)"

@@ -92,3 +92,25 @@ def test_shard_of_is_discords_formula() -> None:
     assert shard_of(guild_id, 4) == (197038439483310086 >> 22) % 4
     assert [shard_of(n << 22, 4) for n in range(6)] == [0, 1, 2, 3, 0, 1]
     assert parse_ids("") == ()
+
+
+def test_check_names_the_shard_range(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from bot.app import check
+    from bot.search.corpus import CorpusError
+    from bot.search.engine import SearchEngine
+
+    settings = settings_with(
+        tmp_path,
+        f'[storage]\nurl = "{tmp_path / "db.sqlite3"}"\n',
+        {"SHARD_COUNT": "4", "SHARD_IDS": "2-3"},
+    )
+
+    def no_corpus(cls: type, settings: Settings) -> None:
+        raise CorpusError("not read by this test")
+
+    monkeypatch.setattr(SearchEngine, "load", classmethod(no_corpus))
+    out = io.StringIO()
+    check.run_check(settings, out)
+    assert "ok   shards: shards 2, 3 of 4 (the daily posts of their servers)\n" in out.getvalue()

@@ -23,6 +23,7 @@ from bot.app.commandcheck import check_commands
 from bot.config import ConfigError, Settings, settings_for
 from bot.logs import redact, setup_logging
 from bot.search.corpus import CorpusError
+from bot.shards import describe as describe_shards
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchEngine
@@ -83,6 +84,8 @@ def run_check(settings: Settings, out: TextIO) -> int:
     else:
         token = "not set (the console would start instead)"
     out.write(f"ok   DISCORD_TOKEN: {token}\n")
+    shards = settings.discord
+    out.write(f"ok   shards: {describe_shards(shards.shard_count, shards.shard_ids)}\n")
     try:
         report = asyncio.run(admin.check(settings.storage.database))
         out.write(f"ok   storage: {' / '.join(report.lines())}\n")
