@@ -184,6 +184,29 @@ async def test_pick_state_transitions(storage):
     assert await storage.attempted_unfinished() == []
 
 
+async def test_of_two_processes_racing_for_one_post_only_one_claims_it(storage):
+    """Issue 12.3: two schedulers both read the pick as unsent (attempts 0) before either
+    claimed it; the claim is a conditional update, so exactly one wins and the other is told
+    not to send, until the winner's lease runs out."""
+    await storage.pool(8, 1)
+    await storage.create_pick(8, "2025-03-01", "a", 0, "m", NOW)
+    lease = NOW + timedelta(minutes=5)
+
+    async def claim(owner: str, at: datetime, attempts: int):
+        return await storage.mark_sending(
+            8, "2025-03-01", 99, at, owner=owner, lease_until=lease, attempts=attempts
+        )
+
+    won = await claim("host:1", NOW, 0)
+    assert won is not None
+    assert won.claim_owner == "host:1"
+    assert await claim("host:2", NOW, 0) is None  # read before the claim: too late
+    assert await claim("host:2", NOW + timedelta(minutes=1), 1) is None  # lease still held
+    taken = await claim("host:2", lease, 1)  # the lease ran out (host:1 died)
+    assert taken is not None
+    assert (taken.claim_owner, taken.attempts) == ("host:2", 2)
+
+
 async def test_mark_failed_can_stop_the_schedule(storage):
     await storage.save_schedule(5, 10, "09:00", "UTC", None, "2025-03-01", NOW)
     await storage.pool(5, 1)
