@@ -309,3 +309,61 @@ async def test_sigterm_during_a_long_index_build_exits_0_at_once(
     assert "Traceback" not in output
     assert "Session is closed" not in output
     assert not fake_discord.gateway.identifies.items, "it must not connect after SIGTERM"
+
+
+# Loaded by the child before the bot (sitecustomize): searches for "slow …" take 15 s.
+SLOW_SEARCH = """
+import time
+
+from bot.search import engine
+
+_search = engine.SearchEngine.search
+
+
+def search(self, query, *args, **kwargs):
+    if query.startswith("slow"):
+        time.sleep(15)
+    return _search(self, query, *args, **kwargs)
+
+
+engine.SearchEngine.search = search
+"""
+
+
+async def test_sigterm_with_a_slow_search_in_flight_exits_0_within_10_s(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """Issue 12 item 14 on the real process, with the production grace: a 15 s search in
+    flight held the exit for 15.8 s (its worker thread was joined when the interpreter
+    exited). Now its user is told the bot is restarting and the process exits 0 in time."""
+    from bot.app.respond import RESTARTING
+
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(SLOW_SEARCH, encoding="utf-8")
+    config = write_config(tmp_path, [ICML])
+    log_path = tmp_path / "bot.log"
+    proc = await start_bot(
+        fake_discord,
+        config,
+        log_path,
+        env={"PYTHONPATH": os.pathsep.join([str(hook), str(PROJECT_ROOT)])},
+    )
+    try:
+        await fake_discord.gateway.identifies.wait_for(timeout=30)
+        handle = await fake_discord.slash("search", {"query": "slow optimal transport"})
+        await handle.assert_answered(type=5, timeout=10)  # deferred: "thinking…"
+        started = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        code = await asyncio.wait_for(proc.wait(), 10)
+        took = time.monotonic() - started
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    output = log_path.read_text(errors="replace")
+    print(f"SIGTERM with a 15 s search in flight: exit {code} after {took:.2f} s")  # with -s
+    assert code == 0, output
+    assert "Traceback" not in output
+    edit = await handle.edit(timeout=1)
+    assert edit.body["embeds"][0]["description"] == RESTARTING
