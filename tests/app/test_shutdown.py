@@ -40,7 +40,8 @@ def write_config(root: Path, files: list[Path]) -> Path:
     config.write_text(
         f"[corpus]\nfiles = {json.dumps([str(f) for f in files])}\n"
         f'index_dir = "{root / "idx"}"\n'
-        f'[storage]\ndatabase = "{root / "state.sqlite3"}"\n',
+        f'[storage]\ndatabase = "{root / "state.sqlite3"}"\n'
+        f'backup_dir = "{root / "backups"}"\n',
         encoding="utf-8",
     )
     return config
@@ -111,6 +112,16 @@ async def test_sighup_reloads_and_sigterm_finishes_in_flight_reply(
 ) -> None:
     proc, root = running_bot
     assert await corpus_size(fake_discord) == "Corpus: 19 papers"
+    # Issue 12.4: once connected, the bot keeps a rolling backup (SQLite's backup API).
+    deadline = time.monotonic() + 15
+    while not list((root / "backups").glob("*.sqlite3")):
+        assert time.monotonic() < deadline, "no backup of the database was made"
+        await asyncio.sleep(0.1)
+    backup = sqlite3.connect(next((root / "backups").glob("*.sqlite3")))
+    try:
+        assert backup.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        backup.close()
 
     extra = root / "extra.jsonl"
     extra.write_text(
