@@ -15,6 +15,7 @@ import json
 import logging
 import multiprocessing as mp
 import os
+import signal
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -148,7 +149,7 @@ class BM25Index:
         bounds = [(a, min(n, a + chunk)) for a in range(0, n, chunk)]
         _JOB = (items, tokenize)
         try:
-            with mp.get_context("fork").Pool(workers) as pool:
+            with mp.get_context("fork").Pool(workers, initializer=_worker_signals) as pool:
                 partials = pool.map(_build_chunk, bounds, chunksize=1)
         finally:
             _JOB = None
@@ -482,6 +483,22 @@ def _build_chunk(bounds: tuple[int, int]) -> _Partial:
     items, tokenize = _JOB
     start, end = bounds
     return _partial(tokenize(items[i]) for i in range(start, end))
+
+
+def _worker_signals() -> None:
+    """Plain signal handling in a forked build worker.
+
+    Why: a worker inherits the parent's handlers, and under the bot's event loop SIGTERM is a
+    no-op there (asyncio handles it in the parent, through a wake-up socket the worker shares).
+    The pool's terminate() could not stop such a worker, which then waited forever on the
+    task queue the pool had locked: a SIGTERM during an index build hung the exit. Workers
+    die on SIGTERM, leave SIGINT and SIGHUP to the parent, and never write to its socket.
+    """
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
 
 def _cpu_count() -> int:
