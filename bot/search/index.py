@@ -149,7 +149,14 @@ class BM25Index:
         bounds = [(a, min(n, a + chunk)) for a in range(0, n, chunk)]
         _JOB = (items, tokenize)
         try:
-            with mp.get_context("fork").Pool(workers, initializer=_worker_signals) as pool:
+            # Workers (and the pool's threads) start with the stop signals blocked, so one
+            # arriving before `_worker_signals` ran waits for it instead of being lost.
+            blocked = signal.pthread_sigmask(signal.SIG_BLOCK, set(_WORKER_SIGNALS))
+            try:
+                pool = mp.get_context("fork").Pool(workers, initializer=_worker_signals)
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+            with pool:
                 partials = pool.map(_build_chunk, bounds, chunksize=1)
         finally:
             _JOB = None
@@ -485,6 +492,18 @@ def _build_chunk(bounds: tuple[int, int]) -> _Partial:
     return _partial(tokenize(items[i]) for i in range(start, end))
 
 
+# A forked build worker dies on SIGTERM and leaves SIGINT and SIGHUP to its parent.
+_WORKER_SIGNALS = {
+    sig: handling
+    for name, handling in (
+        ("SIGTERM", signal.SIG_DFL),
+        ("SIGINT", signal.SIG_IGN),
+        ("SIGHUP", signal.SIG_IGN),
+    )
+    if (sig := getattr(signal, name, None)) is not None
+}
+
+
 def _worker_signals() -> None:
     """Plain signal handling in a forked build worker.
 
@@ -495,10 +514,9 @@ def _worker_signals() -> None:
     die on SIGTERM, leave SIGINT and SIGHUP to the parent, and never write to its socket.
     """
     signal.set_wakeup_fd(-1)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if hasattr(signal, "SIGHUP"):
-        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    for sig, handling in _WORKER_SIGNALS.items():
+        signal.signal(sig, handling)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, set(_WORKER_SIGNALS))
 
 
 def _cpu_count() -> int:

@@ -10,6 +10,7 @@ never reaches the process's output; `--check` exits 0 or names the problem with 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -337,8 +338,12 @@ async def test_sigterm_during_a_long_index_build_exits_0_at_once(
         took = time.monotonic() - started
     finally:
         if proc.returncode is None:
+            stuck = children(proc.pid)  # build workers: never leave them behind
             proc.kill()
             await proc.wait()
+            for pid in stuck:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
     output = log_path.read_text(errors="replace")
     print(f"SIGTERM during a 40k index build: exit {code} after {took:.2f} s")  # shown with -s
     assert code == 0, output
