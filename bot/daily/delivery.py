@@ -100,7 +100,7 @@ class Delivery:
             return await self._give_up(pick, day, now)
         # The lease runs from the claim, not from the start of this run: a run over many
         # servers takes long, and a lease already expired when written lets a second process
-        # send the same post (tests/daily/test_claims.py).
+        # send the same post.
         claimed_at = self.clock.now()
         claimed = await self.storage.mark_sending(
             guild_id,
