@@ -58,6 +58,7 @@ class SearchSettings:
     prf_terms: int = 0
     prf_weight: float = 0.0
     min_score_ratio: float = 0.2
+    proximity_weight: float = 0.15
     similar_terms: int = 25
     page_size: int = 5
 
@@ -195,6 +196,7 @@ RANGES: dict[tuple[str, str], tuple[float, float]] = {
     ("search", "prf_terms"): (0, 100),
     ("search", "prf_weight"): (0.0, 10.0),
     ("search", "min_score_ratio"): (0.0, 1.0),
+    ("search", "proximity_weight"): (0.0, 10.0),
     ("search", "similar_terms"): (1, 100),
     ("search", "page_size"): (1, 10),
     ("discord", "search_cooldown_uses"): (1, 1000),

@@ -31,6 +31,7 @@ from bot.search.models import (
     SearchResult,
 )
 from bot.search.paperstore import PaperStore
+from bot.search.proximity import rescore
 from bot.search.query import merge_filters, parse_query
 from bot.search.snippets import make_snippet
 from bot.search.spelling import Speller
@@ -242,6 +243,8 @@ class SearchEngine(PaperLookups):
         limit = max(1, min(int(limit), MAX_LIMIT))
         offset = max(0, int(offset))
         ids, scores = self._select(plan)
+        if plan.terms and plan.skip is None:  # typed words, in order (not /similar's bag)
+            scores = rescore(self.index, plan.terms, ids, scores, self.settings.proximity_weight)
         if plan.terms:
             best_ids, best_scores = top_k(ids, scores, offset + limit)
         else:

@@ -42,6 +42,7 @@ RANKING_KEYS = (
     "prf_terms",
     "prf_weight",
     "min_score_ratio",
+    "proximity_weight",
 )
 
 
