@@ -5,8 +5,9 @@
 Every library indexes the same token lists — the bot's analyzer over title, abstract and
 keywords once (`doc_text(paper, 1)`) — and gets the same query tokens. The bot runs as
 `/search` does, with its shipped [search] defaults (title weighted, hyphen weighting, idf
-floor, the weak-match cut); rank_bm25 is BM25Okapi (k1 1.5, b 0.75, epsilon 0.25), bm25s its
-Lucene variant with the same k1 and b. Prints nDCG@10 / MRR@10 / Recall@100 per set.
+floor, the weak-match cut, the word-order bonus); rank_bm25 is BM25Okapi (k1 1.5, b 0.75,
+epsilon 0.25), bm25s its Lucene variant with the same k1 and b. Prints nDCG@10 / MRR@10 /
+Recall@100 per set.
 """
 
 from __future__ import annotations
