@@ -167,6 +167,12 @@ class PositionIndex:
             owner, starts = owner[hit], starts[hit]
         return _distinct(owner).astype(np.int32)
 
+    def occurrences_in(self, tid: int, within: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(document, offset) of every occurrence of term `tid` in the documents whose entry
+        in the boolean mask `within` is set, documents ascending, offsets ascending in each
+        (the word-order bonus of `bot.search.proximity` reads pairs from these)."""
+        return self._occurrences(tid, np.flatnonzero(within[self._block(tid)]))
+
     def _block(self, tid: int) -> np.ndarray:
         return np.asarray(self.doc_ids[self.indptr[tid] : self.indptr[tid + 1]])
 

@@ -9,8 +9,8 @@ holding the pair as a run gains `weight` x the pair's idf (the mean of its two t
 saturated count (c (k1 + 1) / (c + k1), like BM25's term frequency).
 
 Only the best `RESCORE_DEPTH` matches are rescored (as Elasticsearch's rescore window): the
-pairs are found in the index's stored term sequences (`BM25Index.forward`), never by reading
-text, so a query costs one pass over those papers' terms. The set of matches does not change
+pairs are found from the index's term positions (`bot.search.phrases`), only the occurrences
+of the query's own terms in those papers, never by reading text. The set of matches does not change
 (daily topic pools, totals and the weak-match cut stay those of BM25), only their order.
 Measured on SciFact train and the known-item training sets (docs/search-quality.md).
 """
@@ -25,6 +25,7 @@ import numpy as np
 from bot.search.index import BM25Index
 
 RESCORE_DEPTH = 100  # matches rescored; the rest keep their BM25 order below them
+_SHIFT = 32  # an occurrence's key: doc << 32 | offset (offsets are uint16 or uint32)
 
 
 def pair_bonus(
@@ -33,9 +34,8 @@ def pair_bonus(
     """Per document of `docs`: the summed, idf-weighted, saturated counts of the query's
     consecutive term pairs that the document holds as runs (0.0 where it holds none)."""
     bonus = np.zeros(docs.shape[0], dtype=np.float64)
-    forward, starts = index.forward, index.starts
-    if docs.shape[0] == 0 or forward.shape[0] != int(starts[-1]):
-        return bonus  # no term sequences stored (an index without positions)
+    if docs.shape[0] == 0 or index.positions.shape[0] != int(index.pos_indptr[-1]):
+        return bonus  # no positions stored (an index without them)
     ids = [index.vocab.get(t) for t in terms]
     weights: dict[tuple[int, int], float] = {}
     for a, b in pairwise(ids):
@@ -43,29 +43,25 @@ def pair_bonus(
             weights[(a, b)] = (float(index.idf[a]) + float(index.idf[b])) / 2
     if not weights:
         return bonus
-    vocab = np.int64(max(len(index.vocab), 1))
-    keys = np.array([a * int(vocab) + b for a, b in weights], dtype=np.int64)
-    order = np.argsort(keys)
-    keys = keys[order]
-    pair_idf = np.array(list(weights.values()), dtype=np.float64)[order]
-    first, last = starts[docs], starts[docs + 1]
-    lengths = (last - first).astype(np.int64)
-    total = int(lengths.sum())
-    if total < 2:
-        return bonus
-    # Every chosen document's terms end to end, and which document each one belongs to.
-    owner = np.repeat(np.arange(docs.shape[0]), lengths)
-    at = np.arange(total, dtype=np.int64) + np.repeat(
-        first - (np.cumsum(lengths) - lengths), lengths
-    )
-    seq = np.asarray(forward)[at].astype(np.int64)
-    codes = seq[:-1] * vocab + seq[1:]
-    slot = np.minimum(np.searchsorted(keys, codes), keys.shape[0] - 1)
-    hit = (keys[slot] == codes) & (owner[:-1] == owner[1:])  # a run never spans two papers
-    counts = np.zeros((docs.shape[0], keys.shape[0]), dtype=np.float64)
-    np.add.at(counts, (owner[:-1][hit], slot[hit]), 1.0)
-    saturated = counts * (k1 + 1) / (counts + k1)
-    return np.asarray(saturated @ pair_idf, dtype=np.float64)
+    within = np.zeros(index.n_docs, dtype=bool)
+    within[docs] = True
+    order = np.argsort(docs, kind="stable")
+    ranked = docs[order]
+    keys: dict[int, np.ndarray] = {}  # per term: doc << 32 | offset, ascending
+    for tid in {t for pair in weights for t in pair}:
+        owner, offsets = index.phrases.occurrences_in(tid, within)
+        keys[tid] = (owner.astype(np.int64) << _SHIFT) | offsets.astype(np.int64)
+    for (a, b), idf in weights.items():
+        first, second = keys[a], keys[b]
+        if not first.shape[0] or not second.shape[0]:
+            continue
+        # b right after a: offsets stay far below 2^32, so a run never spans two papers.
+        at = np.minimum(np.searchsorted(second, first + 1), second.shape[0] - 1)
+        found = first[second[at] == first + 1] >> _SHIFT
+        rows = order[np.searchsorted(ranked, found)]
+        counts = np.bincount(rows, minlength=docs.shape[0]).astype(np.float64)
+        bonus += idf * counts * (k1 + 1) / (counts + k1)
+    return bonus
 
 
 def rescore(

@@ -70,7 +70,7 @@ def test_the_paper_with_the_words_in_order_ranks_first() -> None:
     assert sorted(ordered.matching_ids(query)) == sorted(plain.matching_ids(query))
 
 
-def test_an_index_without_term_sequences_gets_no_bonus() -> None:
+def test_an_index_without_positions_gets_no_bonus() -> None:
     index = index_of("optimal transport", "optimal transport")
-    index.forward = np.empty(0, np.int32)
+    index.positions = np.empty(0, np.uint16)
     assert pair_bonus(index, ["optim", "transport"], np.arange(2)).tolist() == [0.0, 0.0]
