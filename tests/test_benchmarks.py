@@ -53,11 +53,11 @@ def test_query_only_benchmark_reports_latency_and_pruning(tmp_path):
 
 
 def test_parallel_build_is_identical_to_the_serial_build(monkeypatch):
-    import bot.search.index
+    import bot.search.indexbuild
 
     docs = [[f"t{(i * 7 + j) % 50}" for j in range(i % 13)] for i in range(3000)]
-    monkeypatch.setattr(bot.search.index, "PARALLEL_MIN_DOCS", 100)
-    monkeypatch.setattr(bot.search.index, "PARALLEL_CHUNK", 500)
+    monkeypatch.setattr(bot.search.indexbuild, "PARALLEL_MIN_DOCS", 100)
+    monkeypatch.setattr(bot.search.indexbuild, "PARALLEL_CHUNK", 500)
     serial = BM25Index.build(docs)
     parallel = BM25Index.build_parallel(docs, list, workers=2)
     assert serial.vocab == parallel.vocab

@@ -13,25 +13,15 @@ from __future__ import annotations
 
 import json
 import logging
-import multiprocessing as mp
-import os
-import signal
-from array import array
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import InitVar, dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
-from bot.search.phrases import (
-    PositionIndex,
-    chunk_positions,
-    merge_positions,
-    positions_per_term,
-    run_destinations,
-)
+from bot.search.indexbuild import Partial, merge_partials, partial, tokenize_parallel
+from bot.search.phrases import PositionIndex
 from bot.search.pruning import BlockMax
 from bot.search.savedfiles import atomic_folder, check_sizes, file_digest, read_meta
 from bot.search.topk import top_k as top_k  # re-exported: callers select from scores here
@@ -42,7 +32,6 @@ T = TypeVar("T")
 # 3: `forward` (phrase checks); 4: term positions instead (bot/search/phrases); 5: block
 # maxima (bot/search/pruning)
 INDEX_FORMAT = 5
-MAX_TF = np.iinfo(np.uint16).max
 _ARRAYS = ("indptr", "doc_ids", "tfs", "doc_len", "sat", "pos_indptr", "positions")
 # Dense accumulation once the postings touched reach 1/_DENSE_RATIO of the documents.
 _DENSE_RATIO = 8
@@ -116,7 +105,7 @@ class BM25Index:
     @classmethod
     def build(cls, docs: Iterable[Sequence[str]], params: BM25Params | None = None) -> BM25Index:
         """Index tokenised documents (lists of terms, repeats counted), in corpus order."""
-        return cls._merge([_partial(docs)], params or BM25Params())
+        return cls._merge([partial(docs)], params or BM25Params())
 
     @classmethod
     def build_parallel(
@@ -127,90 +116,26 @@ class BM25Index:
         *,
         workers: int | None = None,
     ) -> BM25Index:
-        """`build(tokenize(x) for x in items)`, tokenising chunks in forked worker processes.
-
-        Tokenising is most of the build time (the analyzer stems every word), so large corpora
-        are split into chunks of consecutive documents; each worker returns a partial index and
-        the partials are merged in corpus order. The result is identical to `build`, term ids
-        included. Small corpora, one core, or no `fork` (or a daemonic caller) build serially.
-        """
-        params = params or BM25Params()
-        n = len(items)
-        workers = workers or _cpu_count()
-        if (
-            workers < 2
-            or n < PARALLEL_MIN_DOCS
-            or "fork" not in mp.get_all_start_methods()
-            or mp.current_process().daemon
-        ):
+        """`build(tokenize(x) for x in items)`, tokenising chunks in forked worker processes
+        (`indexbuild.tokenize_parallel`); identical to `build`, term ids included."""
+        partials = tokenize_parallel(items, tokenize, workers)
+        if partials is None:
             return cls.build((tokenize(x) for x in items), params)
-        global _JOB
-        chunk = max(1000, min(PARALLEL_CHUNK, -(-n // workers)))
-        bounds = [(a, min(n, a + chunk)) for a in range(0, n, chunk)]
-        _JOB = (items, tokenize)
-        try:
-            # Workers (and the pool's threads) start with the stop signals blocked, so one
-            # arriving before `_worker_signals` ran waits for it instead of being lost.
-            blocked = signal.pthread_sigmask(signal.SIG_BLOCK, set(_WORKER_SIGNALS))
-            try:
-                pool = mp.get_context("fork").Pool(workers, initializer=_worker_signals)
-            finally:
-                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-            with pool:
-                partials = pool.map(_build_chunk, bounds, chunksize=1)
-        finally:
-            _JOB = None
-        return cls._merge(partials, params)
+        return cls._merge(partials, params or BM25Params())
 
     @classmethod
-    def _merge(cls, partials: Sequence[_Partial], params: BM25Params) -> BM25Index:
+    def _merge(cls, partials: Sequence[Partial], params: BM25Params) -> BM25Index:
         """Partial indexes of consecutive document ranges into one, in corpus order."""
-        vocab: dict[str, int] = {}
-        maps = []
-        for part in partials:
-            maps.append(
-                np.fromiter(
-                    (vocab.setdefault(t, len(vocab)) for t in part.terms),
-                    dtype=np.int64,
-                    count=len(part.terms),
-                )
-            )
-        df = np.zeros(len(vocab), dtype=np.int64)
-        for gmap, part in zip(maps, partials, strict=True):
-            df[gmap] += np.diff(part.indptr)  # a chunk's terms are distinct: no lost updates
-        indptr = np.zeros(len(vocab) + 1, dtype=np.int64)
-        np.cumsum(df, out=indptr[1:])
-        nnz = int(indptr[-1])
-        doc_ids = np.empty(nnz, dtype=np.int32)
-        tfs = np.empty(nnz, dtype=np.uint16)
-        cursor = indptr[:-1].copy()
-        first_doc = 0
-        for gmap, part in zip(maps, partials, strict=True):
-            counts = np.diff(part.indptr)
-            dest = run_destinations(cursor, gmap, counts)
-            doc_ids[dest] = part.doc_ids + first_doc
-            tfs[dest] = part.tfs
-            cursor[gmap] += counts
-            first_doc += part.lengths.shape[0]
-        lengths = (
-            np.concatenate([p.lengths for p in partials]) if partials else np.empty(0, np.uint32)
-        )
-        pos_indptr, positions = merge_positions(
-            [
-                (gmap, positions_per_term(p.indptr, p.tfs), p.positions)
-                for gmap, p in zip(maps, partials, strict=True)
-            ],
-            len(vocab),
-        )
+        merged = merge_partials(partials)
         return cls(
-            vocab,
-            indptr,
-            doc_ids,
-            tfs,
-            lengths.astype(np.uint32, copy=False),
+            merged.vocab,
+            merged.indptr,
+            merged.doc_ids,
+            merged.tfs,
+            merged.lengths,
             params,
-            pos_indptr=pos_indptr,
-            positions=positions,
+            pos_indptr=merged.pos_indptr,
+            positions=merged.positions,
         )
 
     # -- scoring ----------------------------------------------------------------------------
@@ -432,100 +357,6 @@ def saved_digests(folder: Path) -> dict[str, str]:
     return {(f"{k}.npy" if k != "vocab" else "vocab.txt"): str(v) for k, v in digests.items()}
 
 
-PARALLEL_MIN_DOCS = 20_000
-PARALLEL_CHUNK = 25_000
-# What forked build workers tokenise.
-_JOB: tuple[Sequence[Any], Callable[[Any], Sequence[str]]] | None = None
-
-
-class _Partial(NamedTuple):
-    """The index of a run of consecutive documents, with its own term ids (`terms` order)."""
-
-    terms: list[str]
-    indptr: np.ndarray
-    doc_ids: np.ndarray
-    tfs: np.ndarray
-    lengths: np.ndarray
-    positions: np.ndarray  # offsets, aligned with the postings (`phrases.chunk_positions`)
-
-
-def _partial(docs: Iterable[Sequence[str]]) -> _Partial:
-    vocab: dict[str, int] = {}
-    term_ids = array("I")
-    counts = array("I")
-    uniques = array("I")
-    lengths = array("I")
-    sequence = array("I")
-    for tokens in docs:
-        counter = Counter(tokens)
-        lengths.append(len(tokens))
-        uniques.append(len(counter))
-        for term, count in counter.items():
-            tid = vocab.get(term)
-            if tid is None:
-                tid = vocab[term] = len(vocab)
-            term_ids.append(tid)
-            counts.append(count)
-        sequence.extend(map(vocab.__getitem__, tokens))
-    n_docs = len(lengths)
-    t = np.frombuffer(term_ids, dtype=np.uint32)
-    c = np.minimum(np.frombuffer(counts, dtype=np.uint32), MAX_TF).astype(np.uint16)
-    d = np.repeat(np.arange(n_docs, dtype=np.int32), np.frombuffer(uniques, dtype=np.uint32))
-    order = np.argsort(t, kind="stable")  # stable: each postings list stays in corpus order
-    indptr = np.zeros(len(vocab) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(t, minlength=len(vocab)), out=indptr[1:])
-    doc_lengths = np.frombuffer(lengths, dtype=np.uint32).copy()
-    return _Partial(
-        list(vocab),
-        indptr,
-        d[order],
-        c[order],
-        doc_lengths,
-        chunk_positions(np.frombuffer(sequence, dtype=np.uint32), doc_lengths, MAX_TF),
-    )
-
-
-def _build_chunk(bounds: tuple[int, int]) -> _Partial:
-    assert _JOB is not None, "build worker started without a job"
-    items, tokenize = _JOB
-    start, end = bounds
-    return _partial(tokenize(items[i]) for i in range(start, end))
-
-
-# A forked build worker dies on SIGTERM and leaves SIGINT and SIGHUP to its parent.
-_WORKER_SIGNALS = {
-    sig: handling
-    for name, handling in (
-        ("SIGTERM", signal.SIG_DFL),
-        ("SIGINT", signal.SIG_IGN),
-        ("SIGHUP", signal.SIG_IGN),
-    )
-    if (sig := getattr(signal, name, None)) is not None
-}
-
-
-def _worker_signals() -> None:
-    """Plain signal handling in a forked build worker.
-
-    Why: a worker inherits the parent's handlers, and under the bot's event loop SIGTERM is a
-    no-op there (asyncio handles it in the parent, through a wake-up socket the worker shares).
-    The pool's terminate() could not stop such a worker, which then waited forever on the
-    task queue the pool had locked: a SIGTERM during an index build hung the exit. Workers
-    die on SIGTERM, leave SIGINT and SIGHUP to the parent, and never write to its socket.
-    """
-    signal.set_wakeup_fd(-1)
-    for sig, handling in _WORKER_SIGNALS.items():
-        signal.signal(sig, handling)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, set(_WORKER_SIGNALS))
-
-
-def _cpu_count() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
-
-
 def _saturation(tfs: np.ndarray, doc_ids: np.ndarray, norm: np.ndarray, k1: float) -> np.ndarray:
     """tf * (k1 + 1) / (tf + norm[doc]) for every posting, in blocks (small temporaries)."""
     out = np.empty(tfs.shape[0], dtype=np.float64)
@@ -551,7 +382,7 @@ def _okapi_idf(df: np.ndarray, n_docs: int, epsilon: float) -> np.ndarray:
     positive, so a paper containing the query word is never "no match": a word in exactly
     half the documents (idf 0, e.g. 2 of 4 papers) gets the floor too, and when the floor
     itself is not positive (tiny corpora whose mean idf is <= 0) it is MIN_IDF. Wherever
-    rank_bm25's idf is positive the two agree to the bit (tests/search/test_index.py).
+    rank_bm25's idf is positive the two agree to the bit (the parity tests pin it).
     """
     if df.size == 0:
         return df

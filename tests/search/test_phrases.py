@@ -52,7 +52,7 @@ def phrases_of(docs: list[list[str]], rng: random.Random, n: int) -> list[tuple[
 
 def test_phrase_matches_agree_with_the_analysed_text(docs, tmp_path, monkeypatch) -> None:
     serial = BM25Index.build(docs, BM25Params())
-    monkeypatch.setattr("bot.search.index.PARALLEL_MIN_DOCS", 1)
+    monkeypatch.setattr("bot.search.indexbuild.PARALLEL_MIN_DOCS", 1)
     parallel = BM25Index.build_parallel(docs, lambda d: d, BM25Params(), workers=2)
     serial.save(tmp_path / "idx", {"k": 1})
     loaded = BM25Index.load(tmp_path / "idx", {"k": 1}, mmap=True)
@@ -125,8 +125,8 @@ def test_positions_match_what_term_sequences_matched(tmp_path, monkeypatch, wind
     rng = random.Random(17)
     docs = random_corpus(rng, 1500, 40)
     serial = BM25Index.build(docs, BM25Params())
-    monkeypatch.setattr("bot.search.index.PARALLEL_MIN_DOCS", 1)
-    monkeypatch.setattr("bot.search.index.PARALLEL_CHUNK", 1000)
+    monkeypatch.setattr("bot.search.indexbuild.PARALLEL_MIN_DOCS", 1)
+    monkeypatch.setattr("bot.search.indexbuild.PARALLEL_CHUNK", 1000)
     parallel = BM25Index.build_parallel(docs, lambda d: d, BM25Params(), workers=2)
     serial.save(tmp_path / "idx", {"k": 1})
     loaded = BM25Index.load(tmp_path / "idx", {"k": 1}, mmap=True)

@@ -1,0 +1,214 @@
+"""Building an index's postings from token lists: serially, or in forked workers by chunks.
+
+Tokenising is most of a build (the analyzer stems every word), so large corpora are cut into
+runs of consecutive documents; each run becomes a `Partial` index with its own term ids, and
+`merge_partials` joins them in corpus order into arrays identical to a serial build, term ids
+included. `BM25Index` (bot/search/index.py) turns the merged arrays into a scorer.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import signal
+from array import array
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NamedTuple, TypeVar
+
+import numpy as np
+
+from bot.search.phrases import (
+    chunk_positions,
+    merge_positions,
+    positions_per_term,
+    run_destinations,
+)
+
+T = TypeVar("T")
+MAX_TF = np.iinfo(np.uint16).max
+PARALLEL_MIN_DOCS = 20_000
+PARALLEL_CHUNK = 25_000
+# What forked build workers tokenise.
+_JOB: tuple[Sequence[Any], Callable[[Any], Sequence[str]]] | None = None
+
+
+class Partial(NamedTuple):
+    """The index of a run of consecutive documents, with its own term ids (`terms` order)."""
+
+    terms: list[str]
+    indptr: np.ndarray
+    doc_ids: np.ndarray
+    tfs: np.ndarray
+    lengths: np.ndarray
+    positions: np.ndarray  # offsets, aligned with the postings (`phrases.chunk_positions`)
+
+
+class Merged(NamedTuple):
+    """The postings of a whole corpus: what `BM25Index` is constructed from."""
+
+    vocab: dict[str, int]
+    indptr: np.ndarray
+    doc_ids: np.ndarray
+    tfs: np.ndarray
+    lengths: np.ndarray
+    pos_indptr: np.ndarray
+    positions: np.ndarray
+
+
+def partial(docs: Iterable[Sequence[str]]) -> Partial:
+    """Postings of tokenised documents, each postings list in corpus order."""
+    vocab: dict[str, int] = {}
+    term_ids = array("I")
+    counts = array("I")
+    uniques = array("I")
+    lengths = array("I")
+    sequence = array("I")
+    for tokens in docs:
+        counter = Counter(tokens)
+        lengths.append(len(tokens))
+        uniques.append(len(counter))
+        for term, count in counter.items():
+            tid = vocab.get(term)
+            if tid is None:
+                tid = vocab[term] = len(vocab)
+            term_ids.append(tid)
+            counts.append(count)
+        sequence.extend(map(vocab.__getitem__, tokens))
+    n_docs = len(lengths)
+    t = np.frombuffer(term_ids, dtype=np.uint32)
+    c = np.minimum(np.frombuffer(counts, dtype=np.uint32), MAX_TF).astype(np.uint16)
+    d = np.repeat(np.arange(n_docs, dtype=np.int32), np.frombuffer(uniques, dtype=np.uint32))
+    order = np.argsort(t, kind="stable")  # stable: each postings list stays in corpus order
+    indptr = np.zeros(len(vocab) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(t, minlength=len(vocab)), out=indptr[1:])
+    doc_lengths = np.frombuffer(lengths, dtype=np.uint32).copy()
+    return Partial(
+        list(vocab),
+        indptr,
+        d[order],
+        c[order],
+        doc_lengths,
+        chunk_positions(np.frombuffer(sequence, dtype=np.uint32), doc_lengths, MAX_TF),
+    )
+
+
+def tokenize_parallel(
+    items: Sequence[T], tokenize: Callable[[T], Sequence[str]], workers: int | None = None
+) -> list[Partial] | None:
+    """Partials of consecutive chunks of `items`, tokenised in forked workers; None where a
+    serial build is the right one (small corpora, one core, no `fork`, a daemonic caller)."""
+    n = len(items)
+    workers = workers or _cpu_count()
+    if (
+        workers < 2
+        or n < PARALLEL_MIN_DOCS
+        or "fork" not in mp.get_all_start_methods()
+        or mp.current_process().daemon
+    ):
+        return None
+    global _JOB
+    chunk = max(1000, min(PARALLEL_CHUNK, -(-n // workers)))
+    bounds = [(a, min(n, a + chunk)) for a in range(0, n, chunk)]
+    _JOB = (items, tokenize)
+    try:
+        # Workers (and the pool's threads) start with the stop signals blocked, so one
+        # arriving before `_worker_signals` ran waits for it instead of being lost.
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, set(_WORKER_SIGNALS))
+        try:
+            pool = mp.get_context("fork").Pool(workers, initializer=_worker_signals)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        with pool:
+            return pool.map(_build_chunk, bounds, chunksize=1)
+    finally:
+        _JOB = None
+
+
+def merge_partials(partials: Sequence[Partial]) -> Merged:
+    """Partial indexes of consecutive document ranges into one, in corpus order."""
+    vocab: dict[str, int] = {}
+    maps = []
+    for part in partials:
+        maps.append(
+            np.fromiter(
+                (vocab.setdefault(t, len(vocab)) for t in part.terms),
+                dtype=np.int64,
+                count=len(part.terms),
+            )
+        )
+    df = np.zeros(len(vocab), dtype=np.int64)
+    for gmap, part in zip(maps, partials, strict=True):
+        df[gmap] += np.diff(part.indptr)  # a chunk's terms are distinct: no lost updates
+    indptr = np.zeros(len(vocab) + 1, dtype=np.int64)
+    np.cumsum(df, out=indptr[1:])
+    nnz = int(indptr[-1])
+    doc_ids = np.empty(nnz, dtype=np.int32)
+    tfs = np.empty(nnz, dtype=np.uint16)
+    cursor = indptr[:-1].copy()
+    first_doc = 0
+    for gmap, part in zip(maps, partials, strict=True):
+        counts = np.diff(part.indptr)
+        dest = run_destinations(cursor, gmap, counts)
+        doc_ids[dest] = part.doc_ids + first_doc
+        tfs[dest] = part.tfs
+        cursor[gmap] += counts
+        first_doc += part.lengths.shape[0]
+    lengths = np.concatenate([p.lengths for p in partials]) if partials else np.empty(0, np.uint32)
+    pos_indptr, positions = merge_positions(
+        [
+            (gmap, positions_per_term(p.indptr, p.tfs), p.positions)
+            for gmap, p in zip(maps, partials, strict=True)
+        ],
+        len(vocab),
+    )
+    return Merged(
+        vocab,
+        indptr,
+        doc_ids,
+        tfs,
+        lengths.astype(np.uint32, copy=False),
+        pos_indptr,
+        positions,
+    )
+
+
+def _build_chunk(bounds: tuple[int, int]) -> Partial:
+    assert _JOB is not None, "build worker started without a job"
+    items, tokenize = _JOB
+    start, end = bounds
+    return partial(tokenize(items[i]) for i in range(start, end))
+
+
+# A forked build worker dies on SIGTERM and leaves SIGINT and SIGHUP to its parent.
+_WORKER_SIGNALS = {
+    sig: handling
+    for name, handling in (
+        ("SIGTERM", signal.SIG_DFL),
+        ("SIGINT", signal.SIG_IGN),
+        ("SIGHUP", signal.SIG_IGN),
+    )
+    if (sig := getattr(signal, name, None)) is not None
+}
+
+
+def _worker_signals() -> None:
+    """Plain signal handling in a forked build worker.
+
+    Why: a worker inherits the parent's handlers, and under the bot's event loop SIGTERM is a
+    no-op there (asyncio handles it in the parent, through a wake-up socket the worker shares).
+    The pool's terminate() could not stop such a worker, which then waited forever on the
+    task queue the pool had locked: a SIGTERM during an index build hung the exit. Workers
+    die on SIGTERM, leave SIGINT and SIGHUP to the parent, and never write to its socket.
+    """
+    signal.set_wakeup_fd(-1)
+    for sig, handling in _WORKER_SIGNALS.items():
+        signal.signal(sig, handling)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, set(_WORKER_SIGNALS))
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
