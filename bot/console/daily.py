@@ -26,7 +26,7 @@ from bot.app.cogs.daily import answers
 from bot.app.cogs.daily.cog import TIME_MAX, TOPIC_MAX, ZONE_MAX
 from bot.app.cogs.daily.embeds import daily_embed
 from bot.config import DailySettings
-from bot.console.localdb import LocalDatabase
+from bot.console.localdb import ConsoleContext
 from bot.daily.rules import TransientPostError
 from bot.daily.scheduler import DailyScheduler
 from bot.daily.servers import CONSOLE_CHANNEL, CONSOLE_SERVER
@@ -130,21 +130,18 @@ class LocalDaily:
 
     def __init__(
         self,
-        db: LocalDatabase,
-        engine: Callable[[], SearchEngine],
-        show: Callable[[discord.Embed], None],
-        write: Callable[[str], None],
+        context: ConsoleContext,
         announce: Callable[[discord.Embed, str], None],
         *,
         settings: DailySettings | None = None,
         clock: Clock | None = None,
         rng: random.Random | None = None,
     ) -> None:
-        self.db = db
-        self.engine = engine
-        self.show = show
-        self.write = write
-        self.poster = TerminalPoster(engine, announce)
+        self.db = context.db
+        self.engine = context.engine
+        self.show = context.show
+        self.write = context.write
+        self.poster = TerminalPoster(context.engine, announce)
         self.settings = settings or DailySettings()
         self.clock = clock
         self.rng = rng

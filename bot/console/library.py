@@ -12,18 +12,15 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import discord
-
 from bot.app import library, notify
 from bot.app.saving import NOTICE_PAGE
 from bot.config import LibrarySettings
-from bot.console.localdb import LocalDatabase
+from bot.console.localdb import ConsoleContext
 from bot.storage.follows import Follows
 from bot.storage.library import Library
 from bot.storage.store import Storage
 
 if TYPE_CHECKING:
-    from bot.search.engine import SearchEngine
     from bot.search.models import Paper
 
 T = TypeVar("T")
@@ -41,18 +38,13 @@ class LocalLibrary:
     """Library and follow commands of the console; opens the database on first use."""
 
     def __init__(
-        self,
-        db: LocalDatabase,
-        engine: Callable[[], SearchEngine],
-        show: Callable[[discord.Embed], None],
-        write: Callable[[str], None],
-        max_saved: int = LibrarySettings().max_saved,
+        self, context: ConsoleContext, max_saved: int = LibrarySettings().max_saved
     ) -> None:
-        self.db = db
+        self.db = context.db
         self.max_saved = max_saved
-        self.engine = engine
-        self.show = show
-        self.write = write
+        self.engine = context.engine
+        self.show = context.show
+        self.write = context.write
         self._confirm_clear = False
 
     def _run(self, make: Callable[[Storage], Coroutine[Any, Any, T]]) -> T:

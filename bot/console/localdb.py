@@ -17,14 +17,20 @@ import concurrent.futures
 import sqlite3
 import threading
 from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot.config import ConfigError
 from bot.search.models import SearchError
 from bot.storage.schema import StorageError
 from bot.storage.store import Storage
 from bot.storage.urls import parse_database_url
+
+if TYPE_CHECKING:
+    import discord
+
+    from bot.search.engine import SearchEngine
 
 T = TypeVar("T")
 
@@ -117,3 +123,14 @@ class LocalDatabase:
         if self._thread is not None:
             self._thread.join()
         loop.close()
+
+
+@dataclass(frozen=True, slots=True)
+class ConsoleContext:
+    """What every console command group works with: the database thread, the engine as it is
+    now (a reload swaps it), and the console's two outputs (an embed, plain text)."""
+
+    db: LocalDatabase
+    engine: Callable[[], SearchEngine]
+    show: Callable[[discord.Embed], None]
+    write: Callable[[str], None]

@@ -29,7 +29,7 @@ from bot.app.components import PageState, page_limit
 from bot.config import DailySettings, LibrarySettings, Settings
 from bot.console.daily import DAILY_HELP, LocalDaily
 from bot.console.library import LIBRARY_HELP, LocalLibrary
-from bot.console.localdb import LocalDatabase
+from bot.console.localdb import ConsoleContext, LocalDatabase
 from bot.console.text import embed_text
 from bot.search.engine import SearchEngine
 from bot.search.models import Paper, SearchError, SearchResult
@@ -79,14 +79,10 @@ class Console:
         self._at_prompt = False
         self.db = LocalDatabase(database)
         limit = (settings.library if settings is not None else LibrarySettings()).max_saved
-        self.library = LocalLibrary(
-            self.db, lambda: self.engine, self.show, self.write, max_saved=limit
-        )
+        context = ConsoleContext(self.db, lambda: self.engine, self.show, self.write)
+        self.library = LocalLibrary(context, max_saved=limit)
         self.daily = LocalDaily(
-            self.db,
-            lambda: self.engine,
-            self.show,
-            self.write,
+            context,
             self.announce,
             settings=settings.daily if settings is not None else DailySettings(),
             clock=self.clock,
