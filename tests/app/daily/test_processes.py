@@ -260,6 +260,9 @@ async def test_overlapping_processes_still_post_each_server_once(
     fake = fleet_discord
     guilds, fleet, processes = await run_day(fake, pg_server, tmp_path, ("0-3", "0-3"), "overlap")
     check_sends(guilds, processes)
-    # Both did try: the claim turned one of them away at least once (else this proves nothing).
+    # Both did try (else this proves nothing): the claim turned one of them away, or one found
+    # the post another attempt had made. Which of the two depends on how the processes' runs
+    # interleave, and a loaded machine (a busy CI) often serialises them; either shows that a
+    # server was handled by more than one run and still got exactly one post.
     text = "".join(log.read_text(errors="replace") for p in processes for log in p.logs)
-    assert "claimed the post" in text or "is being posted by" in text, fleet.logs()
+    assert re.search(r"claimed the post|is being posted by|was already posted", text), fleet.logs()
