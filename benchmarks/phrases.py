@@ -29,8 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.stress import SHARED, WORK, abstract_runs, ms, settings_for
-from benchmarks.synth import Source, cached_corpus
-from bot.config import EXCLUDED_STATUSES
+from benchmarks.synth import paperlists_corpus
 
 GATHER = 16  # format 3: gather candidates' sequences below 1/16 of all tokens, else scan
 
@@ -145,15 +144,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     n_papers = 1_000_000 if args.million else args.papers
 
-    from bot.search.corpus import load_corpus
     from bot.search.engine import SearchEngine
 
-    lists = sorted(SHARED.glob("*.json"))
-    if not lists:
-        print(f"no paper lists under {SHARED}: cannot build the synthetic corpus")
+    corpus = paperlists_corpus(n_papers, args.work / "corpora", SHARED)
+    if corpus is None:
         return 1
-    real = load_corpus(lists, exclude_status=EXCLUDED_STATUSES).papers
-    corpus = cached_corpus(Source.from_papers(real), n_papers, args.work / "corpora")
     started = time.perf_counter()
     engine = SearchEngine.load(settings_for(corpus, args.work / "phrase-index"))
     index = engine.index

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.stress import SHARED, WORK
-from benchmarks.synth import Source, cached_corpus
+from benchmarks.synth import paperlists_corpus
 from bot.config import PROJECT_ROOT
 
 SHARDS = 4
@@ -180,15 +180,11 @@ def main(argv: list[str] | None = None) -> int:
         print("needs Linux /proc/<pid>/smaps_rollup")
         return 1
     from bot.config import load_settings
-    from bot.search.corpus import load_corpus
     from bot.search.engine import SearchEngine
 
-    lists = sorted(SHARED.glob("*.json"))
-    if not lists:
-        print(f"no paper lists under {SHARED}: cannot build the synthetic corpus")
+    corpus = paperlists_corpus(args.papers, args.work / "corpora", SHARED)
+    if corpus is None:
         return 1
-    real = load_corpus(lists, exclude_status=("Reject", "Withdraw", "Desk Reject")).papers
-    corpus = cached_corpus(Source.from_papers(real), args.papers, args.work / "corpora")
     index_dir = args.work / f"processes-index-{args.papers}"
     root = Path(tempfile.mkdtemp(prefix="paperbot-processes-"))
     try:

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from benchmarks.stress import SHARED, WORK
-from benchmarks.synth import Source, cached_corpus
+from benchmarks.synth import paperlists_corpus
 from bot.config import PROJECT_ROOT
 
 
@@ -70,14 +70,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--papers", type=int, default=100_000)
     parser.add_argument("--work", type=Path, default=WORK)
     args = parser.parse_args(argv)
-    from bot.search.corpus import load_corpus
 
-    lists = sorted(SHARED.glob("*.json"))
-    if not lists:
-        print(f"no paper lists under {SHARED}")
+    corpus = paperlists_corpus(args.papers, args.work / "corpora", SHARED)
+    if corpus is None:
         return 1
-    real = load_corpus(lists, exclude_status=("Reject", "Withdraw", "Desk Reject")).papers
-    corpus = cached_corpus(Source.from_papers(real), args.papers, args.work / "corpora")
     with tempfile.TemporaryDirectory() as tmp:
         first, second = Path(tmp) / "build", Path(tmp) / "term"
         first.mkdir()

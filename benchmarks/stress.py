@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.synth import Source, cached_corpus
+from benchmarks.synth import paperlists_corpus
 from bot.config import PROJECT_ROOT, Settings
 
 SHARED = PROJECT_ROOT.parent / "shared" / "data" / "paperlists"
@@ -167,15 +167,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-memory", action="store_true", help="phrase latency only")
     args = parser.parse_args(argv)
 
-    from bot.search.corpus import load_corpus
     from bot.search.engine import SearchEngine
 
-    lists = sorted(SHARED.glob("*.json"))
-    if not lists:
-        print(f"no paper lists under {SHARED}: cannot build the synthetic corpus")
+    corpus = paperlists_corpus(args.papers, args.work / "corpora", SHARED)
+    if corpus is None:
         return 1
-    real = load_corpus(lists, exclude_status=("Reject", "Withdraw", "Desk Reject")).papers
-    corpus = cached_corpus(Source.from_papers(real), args.papers, args.work / "corpora")
     index_dir = args.work / "stress-index"
     started = time.perf_counter()
     engine = SearchEngine.load(settings_for(corpus, index_dir))

@@ -109,6 +109,20 @@ def cached_corpus(source: Source, n: int, folder: Path, seed: int = 0) -> Path:
     return path
 
 
+def paperlists_corpus(n: int, folder: Path, paperlists: Path, seed: int = 0) -> Path | None:
+    """The synthetic corpus of `n` papers recombined from the real paper lists in `paperlists`
+    (written once into `folder`); None, with the reason printed, when the lists are absent."""
+    from bot.config import EXCLUDED_STATUSES
+    from bot.search.corpus import load_corpus
+
+    lists = sorted(paperlists.glob("*.json"))
+    if not lists:
+        print(f"no paper lists under {paperlists}: cannot build the synthetic corpus")
+        return None
+    real = load_corpus(lists, exclude_status=EXCLUDED_STATUSES).papers
+    return cached_corpus(Source.from_papers(real), n, folder, seed)
+
+
 def main(argv: list[str] | None = None) -> int:
     from bot.search.corpus import load_corpus
 
