@@ -260,9 +260,12 @@ async def test_overlapping_processes_still_post_each_server_once(
     fake = fleet_discord
     guilds, fleet, processes = await run_day(fake, pg_server, tmp_path, ("0-3", "0-3"), "overlap")
     check_sends(guilds, processes)
-    # Both did try (else this proves nothing): the claim turned one of them away, or one found
-    # the post another attempt had made. Which of the two depends on how the processes' runs
-    # interleave, and a loaded machine (a busy CI) often serialises them; either shows that a
-    # server was handled by more than one run and still got exactly one post.
-    text = "".join(log.read_text(errors="replace") for p in processes for log in p.logs)
-    assert re.search(r"claimed the post|is being posted by|was already posted", text), fleet.logs()
+    # The premise, checked: each process ran all four shards, so each saw every server (and
+    # the database claim alone kept the posts single). Whether their runs met on one server
+    # at the same moment depends on the machine's load; the claim's race itself is pinned by
+    # tests/storage's two-processes race test on both databases.
+    for process in processes:
+        text = "".join(log.read_text(errors="replace") for log in process.logs)
+        seen = [int(n) for n in re.findall(r"ready as \S+ in (\d+) servers", text)]
+        assert seen, fleet.logs()
+        assert set(seen) == {len(fake.world.guilds)}, (process.name, seen)
