@@ -13,7 +13,7 @@ import pytest
 
 BOT = Path(__file__).resolve().parent.parent / "bot"
 LAYERS = {
-    "bot": 0,  # bot/__init__.py and bot/config.py: settings every layer reads
+    "bot": 0,  # bot/__init__.py and bot/config/: settings every layer reads
     "bot.config": 0,
     "bot.logs": 0,
     "bot.shards": -1,  # the shard formula and shard settings, which bot.config reads
