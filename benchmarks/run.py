@@ -117,6 +117,18 @@ def write_settings(work: Path, corpus: Corpus, index_dir: Path) -> Path:
     return settings_path
 
 
+def build_target(corpus: Corpus, work: Path, args: argparse.Namespace) -> list[str]:
+    """Issue 17's build-from-text row alone, measured as `serving_targets` measures it."""
+    index_dir = work / "index-targets" / corpus.name
+    shutil.rmtree(index_dir, ignore_errors=True)
+    build = serving.measure_build(write_settings(work, corpus, index_dir))
+    return [
+        f"- {corpus.name}: build from text (parse, tokenise in 2 processes, build, save) "
+        f"{build['seconds']:.1f} s; peak memory (summed PSS of the build and its workers) "
+        f"{build['peak_pss']:,.0f} MB (main process VmHWM {build['hwm']:,.0f} MB)"
+    ]
+
+
 def serving_targets(corpus: Corpus, work: Path, args: argparse.Namespace, command: str) -> list:
     """Issue 17's targets for one corpus, every figure from fresh processes
     (benchmarks/targets.py): build from text, then two bots serving the saved index."""
@@ -396,6 +408,12 @@ def main(argv: list[str] | None = None) -> int:
         help="only issue 17's serving targets (build from text, bot memory, start-up, "
         "autocomplete, /search, a second process), in fresh processes; no rank_bm25/bm25s",
     )
+    parser.add_argument(
+        "--build-only",
+        action="store_true",
+        help="only the build from text of --targets-only (same fresh process and peak-PSS "
+        "sampling): a few minutes at 1M instead of 20+",
+    )
     parser.add_argument("--out", type=Path, help="also write the report here (markdown)")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
@@ -424,6 +442,14 @@ def main(argv: list[str] | None = None) -> int:
             corpora.append(Corpus(f"synthetic-{n // 1000}k", [path], real))
 
     command = "python -m benchmarks.run " + " ".join(argv if argv is not None else sys.argv[1:])
+    if args.build_only:
+        lines = [f"Command: `{command.strip()}`", "", f"Machine: {machine()}", ""]
+        for corpus in corpora:
+            lines += [*build_target(corpus, work, args), ""]
+        print("\n".join(lines))
+        if args.out:
+            args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return 0
     if args.targets_only:
         lines = [f"Machine: {machine()}", ""]
         for corpus in corpora:

@@ -86,3 +86,12 @@ def test_serving_targets_run_end_to_end_on_a_tiny_corpus(tmp_path):
     contained = next(line for line in report.splitlines() if "memory cgroup" in line)
     # Run where a memory cgroup can be made (root in a container), said why not elsewhere.
     assert "0 OOM kills" in contained or "not run: " in contained, contained
+
+
+def test_build_only_measures_the_build_from_text(tmp_path):
+    """`--build-only`: issue 17's build row alone, in the same fresh process as the targets."""
+    out = tmp_path / "build.md"
+    assert main(["--tiny", "--work", str(tmp_path), "--build-only", "--out", str(out)]) == 0
+    report = out.read_text()
+    assert "synthetic-tiny: build from text (parse, tokenise in 2 processes" in report
+    assert "peak memory (summed PSS of the build and its workers)" in report

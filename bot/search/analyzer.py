@@ -24,6 +24,8 @@ STEM_CACHE = 20_000  # words per generation of the stem cache (two are kept, ~6 
 URL = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]]+", re.IGNORECASE)
 # A word: letters/digits, optionally joined by single hyphens (k-means, AG-REPA, state-of-the-art).
 WORD = re.compile(r"[^\W_]+(?:[-‐‑][^\W_]+)*")
+# The same words in ASCII text, where [^\W_] is [A-Za-z0-9]: ~40% faster to find.
+ASCII_WORD = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
 HYPHENS = re.compile(r"[-‐‑]")
 MARKDOWN = re.compile(r"(?<!\w)[*_`~]+|[*_`~]+(?!\w)|\*\*|__")
 SUBSCRIPT_IN_WORD = re.compile(r"(?<=\w)[_^](?=\w)")
@@ -50,23 +52,38 @@ def fold(text: str) -> str:
     """Unicode compatibility form, accents removed, lowercased: `Schrödinger` -> `schrodinger`.
 
     ASCII text is its own normal form without accents: only lowercased (snippets fold every
-    word of the abstracts shown, so this is most of a snippet's cost otherwise)."""
+    word of the abstracts shown, so this is most of a snippet's cost otherwise). Combining
+    marks are found among the text's distinct characters and dropped in one `translate`:
+    a Python call per character was a third of tokenising an abstract with an accent."""
     if text.isascii():
         return text.lower()
     text = unicodedata.normalize("NFKD", text)
-    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    marks = {ord(ch): None for ch in set(text) if unicodedata.combining(ch)}
+    if marks:
+        text = text.translate(marks)
     return unicodedata.normalize("NFC", text).lower()
 
 
 def clean(text: str) -> str:
     """Text reduced to words: no URLs, LaTeX as Unicode, no markdown emphasis, folded case."""
-    text = URL.sub(" ", text)
+    # Every URL holds "://" or "www." (any case): most texts have neither, and the check
+    # costs a tenth of running the pattern over them.
+    if "://" in text or "www." in text.lower():
+        text = URL.sub(" ", text)
     if has_latex(text):
         text = latex_to_unicode(text)
-        text = SUBSCRIPT_IN_WORD.sub("", text)
+        if "_" in text or "^" in text:
+            text = SUBSCRIPT_IN_WORD.sub("", text)
     if "*" in text or "_" in text or "`" in text or "~" in text:
         text = MARKDOWN.sub("", text)
     return fold(text)
+
+
+def raw_words(text: str) -> list[str]:
+    """The words of `text` as written after `clean`, hyphenated ones whole, stopwords kept:
+    what the analyzer splits, drops and stems (`Analyzer.expand`)."""
+    text = clean(text)
+    return (ASCII_WORD if text.isascii() else WORD).findall(text)
 
 
 class StemCache:
@@ -125,16 +142,39 @@ class Analyzer:
         """(word, is the joined whole of a hyphenated word), stopwords dropped, in order."""
         out: list[tuple[str, bool]] = []
         stop = self.stopwords
-        for word in WORD.findall(clean(text)):
+        for word in raw_words(text):
             if "-" in word or "‐" in word or "‑" in word:
-                parts = [p for p in HYPHENS.split(word) if p]
-                whole = "".join(parts)
-                if whole not in stop:
-                    out.append((whole, True))
-                out.extend((p, False) for p in parts if p not in stop)
+                out.extend(self._hyphenated(word))
             elif word not in stop:
                 out.append((word, False))
         return out
+
+    def _hyphenated(self, word: str) -> list[tuple[str, bool]]:
+        """A hyphenated word's pieces: its joined whole, then its parts (stopwords dropped)."""
+        stop = self.stopwords
+        parts = [p for p in HYPHENS.split(word) if p]
+        whole = "".join(parts)
+        out = [(whole, True)] if whole not in stop else []
+        out.extend((p, False) for p in parts if p not in stop)
+        return out
+
+    def expand(self, words: list[str]) -> list[list[str]]:
+        """The index terms of each of `words` (as `raw_words` gives them), stemmed in one call.
+
+        `self(text)` is the concatenation of `expand` over `raw_words(text)`; an index build
+        expands each distinct word of a run of documents once instead of every occurrence.
+        """
+        stop = self.stopwords
+        pieces = [
+            [w for w, _whole in self._hyphenated(word)]
+            if "-" in word or "‐" in word or "‑" in word
+            else ([] if word in stop else [word])
+            for word in words
+        ]
+        if self._stemmer is None:
+            return pieces
+        stems = iter(self._stemmer.stemWords([p for group in pieces for p in group]))
+        return [[next(stems) for _p in group] for group in pieces]
 
     def words(self, text: str) -> list[str]:
         """Unstemmed words, hyphenated names whole then by part, stopwords dropped."""

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from bot.config import SearchSettings, Settings
-from bot.search.analyzer import Analyzer
+from bot.search.analyzer import Analyzer, raw_words
 from bot.search.columns import IdLookup
 from bot.search.corpus import LoadReport
 from bot.search.feedback import distinctive_terms, expand
@@ -95,8 +95,9 @@ class SearchEngine(PaperLookups):
             self.added = [p.added for p in self.papers]  # first-seen stamps (bot/search/recent)
         self.index = index or BM25Index.build_parallel(
             self.papers,
-            lambda p: self.analyzer(doc_text(p, s.title_weight)),
+            lambda p: raw_words(doc_text(p, s.title_weight)),
             BM25Params(s.k1, s.b, s.epsilon),
+            expand=self.analyzer.expand,
         )
         if self.index.n_docs != len(self.papers):
             raise ValueError("index and corpus disagree on the number of papers")

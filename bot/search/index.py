@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from bot.search.indexbuild import Partial, merge_partials, partial, tokenize_parallel
+from bot.search.indexbuild import Expand, Partial, merge_partials, partial, tokenize_parallel
 from bot.search.phrases import PositionIndex
 from bot.search.pruning import BlockMax
 from bot.search.savedfiles import atomic_folder, check_sizes, file_digest, read_meta
@@ -111,16 +111,18 @@ class BM25Index:
     def build_parallel(
         cls,
         items: Sequence[T],
-        tokenize: Callable[[T], Sequence[str]],
+        tokenize: Callable[[T], Iterable[str]],
         params: BM25Params | None = None,
         *,
         workers: int | None = None,
+        expand: Expand = None,
     ) -> BM25Index:
         """`build(tokenize(x) for x in items)`, tokenising chunks in forked worker processes
-        (`indexbuild.tokenize_parallel`); identical to `build`, term ids included."""
-        partials = tokenize_parallel(items, tokenize, workers)
+        (`indexbuild.tokenize_parallel`); identical to `build`, term ids included. With
+        `expand`, `tokenize` gives words and `expand` their terms (`Analyzer.expand`)."""
+        partials = tokenize_parallel(items, tokenize, workers, expand)
         if partials is None:
-            return cls.build((tokenize(x) for x in items), params)
+            partials = [partial((tokenize(x) for x in items), expand)]
         return cls._merge(partials, params or BM25Params())
 
     @classmethod

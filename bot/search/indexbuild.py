@@ -12,8 +12,9 @@ import multiprocessing as mp
 import os
 import signal
 from array import array
-from collections import Counter
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
+from itertools import count
 from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
@@ -29,8 +30,8 @@ T = TypeVar("T")
 MAX_TF = np.iinfo(np.uint16).max
 PARALLEL_MIN_DOCS = 20_000
 PARALLEL_CHUNK = 25_000
-# What forked build workers tokenise.
-_JOB: tuple[Sequence[Any], Callable[[Any], Sequence[str]]] | None = None
+# What forked build workers tokenise: items, the words of one, what expands words to terms.
+_JOB: tuple[Sequence[Any], Callable[[Any], Iterable[str]], Any] | None = None
 
 
 class Partial(NamedTuple):
@@ -56,48 +57,96 @@ class Merged(NamedTuple):
     positions: np.ndarray
 
 
-def partial(docs: Iterable[Sequence[str]]) -> Partial:
-    """Postings of tokenised documents, each postings list in corpus order."""
-    vocab: dict[str, int] = {}
-    term_ids = array("I")
-    counts = array("I")
-    uniques = array("I")
-    lengths = array("I")
-    sequence = array("I")
+# What turns a run's distinct words into their index terms (`Analyzer.expand`); None: the
+# words are the terms already.
+Expand = Callable[[list[str]], list[list[str]]] | None
+
+
+class Run:
+    """Documents of one run as word ids, each distinct word kept once (first-seen order).
+
+    Why: per-occurrence Python work (a Counter per document, a stem lookup per word) was most
+    of a build; here a document costs one C-level pass (`map` over a defaultdict whose ids
+    come from a counter), and the postings, counts and positions are computed by numpy.
+    """
+
+    def __init__(self) -> None:
+        self.ids: defaultdict[str, int] = defaultdict(count().__next__)
+        self.sequence = array("I")
+        self.ends = array("q")
+
+    def add(self, words: Iterable[str]) -> None:
+        self.sequence.extend(map(self.ids.__getitem__, words))
+        self.ends.append(len(self.sequence))
+
+    def partial(self, expand: Expand = None) -> Partial:
+        """The run's postings; `expand` maps its words to index terms (see `Expand`)."""
+        words = list(self.ids)
+        sequence = np.frombuffer(self.sequence, dtype=np.uint32)
+        ends = np.frombuffer(self.ends, dtype=np.int64)
+        if expand is None:
+            return _postings(words, sequence, np.diff(ends, prepend=0))
+        vocab: dict[str, int] = {}
+        flat = array("I")
+        sizes = array("q")
+        for terms in expand(words):
+            sizes.append(len(terms))
+            flat.extend([vocab.setdefault(t, len(vocab)) for t in terms])
+        size = np.frombuffer(sizes, dtype=np.int64)
+        per_token = size[sequence] if sequence.shape[0] else np.empty(0, np.int64)
+        total = np.zeros(per_token.shape[0] + 1, dtype=np.int64)
+        np.cumsum(per_token, out=total[1:])
+        first = np.cumsum(size) - size
+        within = np.arange(int(total[-1]), dtype=np.int64) - np.repeat(total[:-1], per_token)
+        terms_seq = np.frombuffer(flat, dtype=np.uint32)[
+            np.repeat(first[sequence], per_token) + within
+        ]
+        return _postings(list(vocab), terms_seq, total[ends] - total[np.r_[0, ends[:-1]]])
+
+
+def partial(docs: Iterable[Iterable[str]], expand: Expand = None) -> Partial:
+    """Postings of tokenised documents, each postings list in corpus order; term ids in order
+    of first occurrence."""
+    run = Run()
     for tokens in docs:
-        counter = Counter(tokens)
-        lengths.append(len(tokens))
-        uniques.append(len(counter))
-        for term, count in counter.items():
-            tid = vocab.get(term)
-            if tid is None:
-                tid = vocab[term] = len(vocab)
-            term_ids.append(tid)
-            counts.append(count)
-        sequence.extend(map(vocab.__getitem__, tokens))
-    n_docs = len(lengths)
-    t = np.frombuffer(term_ids, dtype=np.uint32)
-    c = np.minimum(np.frombuffer(counts, dtype=np.uint32), MAX_TF).astype(np.uint16)
-    d = np.repeat(np.arange(n_docs, dtype=np.int32), np.frombuffer(uniques, dtype=np.uint32))
-    order = np.argsort(t, kind="stable")  # stable: each postings list stays in corpus order
-    indptr = np.zeros(len(vocab) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(t, minlength=len(vocab)), out=indptr[1:])
-    doc_lengths = np.frombuffer(lengths, dtype=np.uint32).copy()
-    return Partial(
-        list(vocab),
-        indptr,
-        d[order],
-        c[order],
-        doc_lengths,
-        chunk_positions(np.frombuffer(sequence, dtype=np.uint32), doc_lengths, MAX_TF),
-    )
+        run.add(tokens)
+    return run.partial(expand)
+
+
+def _postings(terms: list[str], sequence: np.ndarray, lengths: np.ndarray) -> Partial:
+    """`Partial` of documents end to end in `sequence` (term ids), `lengths` tokens each."""
+    n_docs = int(lengths.shape[0])
+    doc_lengths = lengths.astype(np.uint32)
+    order = np.argsort(sequence, kind="stable")  # by term; ties keep document order
+    term = sequence[order]
+    doc = np.repeat(np.arange(n_docs, dtype=np.int32), lengths)[order]
+    del order  # the temporaries are per token: free them before the positions' own
+    starts = np.ones(term.shape[0], dtype=bool)
+    if term.shape[0]:
+        np.not_equal(term[1:], term[:-1], out=starts[1:])
+        starts[1:] |= doc[1:] != doc[:-1]
+    first = np.flatnonzero(starts)
+    del starts
+    doc_ids, term = doc[first], term[first]
+    del doc
+    tfs = np.minimum(np.diff(first, append=sequence.shape[0]), MAX_TF).astype(np.uint16)
+    del first
+    indptr = np.zeros(len(terms) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(term, minlength=len(terms)), out=indptr[1:])
+    del term
+    positions = chunk_positions(sequence, doc_lengths, MAX_TF)
+    return Partial(terms, indptr, doc_ids, tfs, doc_lengths, positions)
 
 
 def tokenize_parallel(
-    items: Sequence[T], tokenize: Callable[[T], Sequence[str]], workers: int | None = None
+    items: Sequence[T],
+    tokenize: Callable[[T], Iterable[str]],
+    workers: int | None = None,
+    expand: Expand = None,
 ) -> list[Partial] | None:
-    """Partials of consecutive chunks of `items`, tokenised in forked workers; None where a
-    serial build is the right one (small corpora, one core, no `fork`, a daemonic caller)."""
+    """Partials of consecutive chunks of `items`, tokenised in forked workers (`tokenize`
+    gives an item's words, `expand` their terms: `Run.partial`); None where a serial build
+    is the right one (small corpora, one core, no `fork`, a daemonic caller)."""
     n = len(items)
     workers = workers or _cpu_count()
     if (
@@ -110,7 +159,7 @@ def tokenize_parallel(
     global _JOB
     chunk = max(1000, min(PARALLEL_CHUNK, -(-n // workers)))
     bounds = [(a, min(n, a + chunk)) for a in range(0, n, chunk)]
-    _JOB = (items, tokenize)
+    _JOB = (items, tokenize, expand)
     try:
         # Workers (and the pool's threads) start with the stop signals blocked, so one
         # arriving before `_worker_signals` ran waits for it instead of being lost.
@@ -175,9 +224,9 @@ def merge_partials(partials: Sequence[Partial]) -> Merged:
 
 def _build_chunk(bounds: tuple[int, int]) -> Partial:
     assert _JOB is not None, "build worker started without a job"
-    items, tokenize = _JOB
+    items, tokenize, expand = _JOB
     start, end = bounds
-    return partial(tokenize(items[i]) for i in range(start, end))
+    return partial((tokenize(items[i]) for i in range(start, end)), expand)
 
 
 # A forked build worker dies on SIGTERM and leaves SIGINT and SIGHUP to its parent.
