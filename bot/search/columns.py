@@ -14,11 +14,12 @@ import bisect
 import mmap
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import overload
+from typing import TypeVar, overload
 
 import numpy as np
 
 Buffer = bytes | mmap.mmap
+T = TypeVar("T")
 
 
 def line_starts(data: bytes, n: int) -> np.ndarray:
@@ -43,8 +44,36 @@ def map_file(path: Path) -> Buffer:
         return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
 
 
-class StringColumn(Sequence[str]):
+class Rows(Sequence[T]):
+    """A read-only sequence whose rows are read on demand (`row`): indexes and slices as a
+    `list` takes them, for the columns here and the paper store. `ROW` names a row in errors."""
+
+    ROW = "row"
+
+    def row(self, i: int) -> T:
+        """Row `i`, with 0 <= i < len(self)."""
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, i: int) -> T: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[T]: ...
+
+    def __getitem__(self, i: int | slice) -> T | list[T]:
+        n = len(self)
+        if isinstance(i, slice):
+            return [self.row(j) for j in range(*i.indices(n))]
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(f"{self.ROW} index out of range")
+        return self.row(i)
+
+
+class StringColumn(Rows[str]):
     """`n` strings without line breaks, end to end in one buffer ("\\n" between them)."""
+
+    ROW = "column"
 
     def __init__(self, data: Buffer, starts: np.ndarray) -> None:
         self.data = data
@@ -62,18 +91,7 @@ class StringColumn(Sequence[str]):
     def __len__(self) -> int:
         return self._n
 
-    @overload
-    def __getitem__(self, i: int) -> str: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[str]: ...
-
-    def __getitem__(self, i: int | slice) -> str | list[str]:
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(self._n))]
-        if i < 0:
-            i += self._n
-        if not 0 <= i < self._n:
-            raise IndexError("column index out of range")
+    def row(self, i: int) -> str:
         return self.raw(i).decode("utf-8")
 
     def __iter__(self) -> Iterator[str]:
@@ -82,8 +100,10 @@ class StringColumn(Sequence[str]):
             yield from self.data[:].decode("utf-8").split("\n")
 
 
-class OptionalColumn(Sequence[str | None]):
+class OptionalColumn(Rows[str | None]):
     """A column where the empty string stands for None (papers without a first-seen time)."""
+
+    ROW = "column"
 
     def __init__(self, column: StringColumn) -> None:
         self.column = column
@@ -91,15 +111,8 @@ class OptionalColumn(Sequence[str | None]):
     def __len__(self) -> int:
         return len(self.column)
 
-    @overload
-    def __getitem__(self, i: int) -> str | None: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[str | None]: ...
-
-    def __getitem__(self, i: int | slice) -> str | list[str | None] | None:
-        if isinstance(i, slice):
-            return [s or None for s in self.column[i]]
-        return self.column[i] or None
+    def row(self, i: int) -> str | None:
+        return self.column.row(i) or None
 
     def __iter__(self) -> Iterator[str | None]:
         if len(self.column.data) <= len(self.column) - 1:  # no stamps: only line breaks

@@ -17,11 +17,11 @@ import os
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, overload
+from typing import Any
 
 import numpy as np
 
-from bot.search.columns import IdLookup, OptionalColumn, StringColumn, id_orders, map_file
+from bot.search.columns import IdLookup, OptionalColumn, Rows, StringColumn, id_orders, map_file
 from bot.search.models import Link, Paper
 from bot.search.savedfiles import atomic_folder, check_sizes, file_digest, read_meta
 from bot.search.titleindex import FILES as TITLE_FILES
@@ -170,8 +170,10 @@ def digests(meta: dict[str, Any]) -> dict[str, str]:
     return {name: str((saved.get(name) or {}).get("digest")) for name in _FILES}
 
 
-class PaperStore(Sequence[Paper]):
+class PaperStore(Rows[Paper]):
     """Papers of a saved store, built on access; columns for search kept in memory."""
+
+    ROW = "paper"
 
     def __init__(self, folder: Path, expect: dict[str, Any]) -> None:
         """Open a saved store: sizes and meta are checked here, every file's digest after
@@ -236,19 +238,7 @@ class PaperStore(Sequence[Paper]):
             raise StoreError(f"{self.folder}: authors.jsonl does not fit the store")
         return lists
 
-    @overload
-    def __getitem__(self, i: int) -> Paper: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[Paper]: ...
-
-    def __getitem__(self, i: int | slice) -> Paper | list[Paper]:
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        n = len(self.ids)
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError("paper index out of range")
+    def row(self, i: int) -> Paper:
         paper = self._recent.get(i)
         if paper is None:
             if len(self._recent) >= _RECENT:
