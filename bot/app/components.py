@@ -259,9 +259,7 @@ class ShareButton(BotButton, template=r"pb:share"):
         super().__init__(limits.custom_id("pb", "share"))
 
     @classmethod
-    def restore(
-        cls, interaction: discord.Interaction[PaperBot], item: discord.ui.Item[Any], match: Match
-    ) -> ShareButton:
+    def from_match(cls, match: Match) -> ShareButton:
         return cls()
 
     async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:

@@ -46,6 +46,13 @@ class BotItem(discord.ui.DynamicItem[ItemT], template=r"(?!)"):
     def restore(
         cls, interaction: discord.Interaction[PaperBot], item: discord.ui.Item[Any], match: Match
     ) -> Self:
+        """The item that was clicked. Most are rebuilt from their custom_id alone (`from_match`);
+        an item that needs the clicked component or message overrides this instead."""
+        return cls.from_match(match)
+
+    @classmethod
+    def from_match(cls, match: Match) -> Self:
+        """The item whose custom_id gave `match` (the groups of its class's template)."""
         raise NotImplementedError
 
     @classmethod

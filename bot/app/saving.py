@@ -104,9 +104,7 @@ class LibraryPageButton(BotButton, template=r"pb:lib:(?P<page>\d{1,5})"):
         self.page = page
 
     @classmethod
-    def restore(
-        cls, interaction: discord.Interaction[PaperBot], item: discord.ui.Item[Any], match: Match
-    ) -> LibraryPageButton:
+    def from_match(cls, match: Match) -> LibraryPageButton:
         return cls(int(match["page"]))
 
     async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:
@@ -139,9 +137,7 @@ class NoticePageButton(BotButton, template=r"pb:fb:(?P<batch>[0-9a-f]{1,32}):(?P
         self.page = page
 
     @classmethod
-    def restore(
-        cls, interaction: discord.Interaction[PaperBot], item: discord.ui.Item[Any], match: Match
-    ) -> NoticePageButton:
+    def from_match(cls, match: Match) -> NoticePageButton:
         return cls(match["batch"], int(match["page"]))
 
     async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:
@@ -182,9 +178,7 @@ class ForgetButton(BotButton, template=r"pb:forget:(?P<user>\d{1,20})"):
         self.user_id = user_id
 
     @classmethod
-    def restore(
-        cls, interaction: discord.Interaction[PaperBot], item: discord.ui.Item[Any], match: Match
-    ) -> ForgetButton:
+    def from_match(cls, match: Match) -> ForgetButton:
         return cls(int(match["user"]))
 
     async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:

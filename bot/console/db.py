@@ -19,7 +19,7 @@ from bot.storage.schema import StorageError
 from bot.storage.store import Storage
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     db = sub.add_parser("db", help="check, migrate, back up, restore or copy the database")
     db.add_argument("--url", help="database URL (default: DATABASE_URL, else [storage] url)")
     actions = db.add_subparsers(dest="db_command", metavar="ACTION", required=True)

@@ -316,12 +316,6 @@ class DailyTables(StorageCore):
             _pick,
         )
 
-    async def picks(self, guild_id: int) -> list[Pick]:
-        """The whole history of one server, oldest first (tests, diagnostics)."""
-        return await self._all(
-            "SELECT * FROM picks WHERE guild_id = ? ORDER BY local_date", (guild_id,), _pick
-        )
-
 
 _UNCLAIM = "claim_owner = NULL, claim_until = NULL"
 _PICK = "SELECT * FROM picks WHERE guild_id = ? AND local_date = ?"

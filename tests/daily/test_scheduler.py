@@ -11,6 +11,7 @@ from bot.config import DailySettings
 from bot.daily.rules import DailyError, due_instant
 from bot.daily.scheduler import DailyScheduler, PermanentPostError, TransientPostError
 from bot.storage.store import Storage
+from tests.storage import history
 
 START = datetime(2025, 3, 1, 0, 0, tzinfo=UTC)
 CORPUS = [f"p{i:03d}" for i in range(40)]
@@ -476,7 +477,7 @@ async def test_sixty_days_with_random_restarts(h, seed, grows):
         assert local_dates(posts, tz) == dates
         assert all(m.at >= due_instant(m.local_date, time(hh, mm), zone) for m in posts)
         assert {m.channel_id for m in posts} == {channel}
-        picks = await h.storage.picks(guild)
+        picks = await history.picks(h.storage, guild)
         sent = {p.local_date: p.message_id for p in picks if p.state == "sent"}
         assert sent == {m.local_date.isoformat(): m.id for m in posts}
         by_epoch: dict[int, list[str]] = {}
@@ -489,7 +490,7 @@ async def test_sixty_days_with_random_restarts(h, seed, grows):
             assert all(len(papers) == pool for papers in list(by_epoch.values())[:-1])
     if grows:
         assert len(grown) >= 15
-        picks = {p.local_date: p for p in await h.storage.picks(NEW_POOL_GUILD)}
+        picks = {p.local_date: p for p in await history.picks(h.storage, NEW_POOL_GUILD)}
         assert len([p for p in picks.values() if p.state == "sent"]) >= 59
         for day, new in grown.items():
             # Each refresh's papers are new since the last post: that day's 07:15 pick is one.

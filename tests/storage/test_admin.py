@@ -15,6 +15,7 @@ from bot.storage.library import Library
 from bot.storage.schema import SCHEMA_VERSION, StorageError
 from bot.storage.sqlite import DatabaseDamaged
 from bot.storage.store import Storage
+from tests.storage import history
 
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -65,7 +66,7 @@ async def snapshot(url: str) -> dict:
         return {
             "meta": await store.get_meta("commands_hash:1:global"),
             "schedules": [await store.get_schedule((1 << 40) + g) for g in (1, 2, 3)],
-            "picks": [await store.picks((1 << 40) + g) for g in (1, 2, 3)],
+            "picks": [await history.picks(store, (1 << 40) + g) for g in (1, 2, 3)],
             "pools": [await store.pool((1 << 40) + g, new_seed=99) for g in (1, 2, 3)],
             "saved": await Library(store).all((1 << 45) + 7),
             "venue": await Library(store).default_venue((1 << 40) + 1),

@@ -13,6 +13,7 @@ from bot.config import ConfigError
 from bot.storage.schema import SCHEMA_VERSION, StorageError
 from bot.storage.store import Storage
 from bot.storage.urls import parse_database_url, sqlite_path
+from tests.storage import history
 
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -225,7 +226,7 @@ async def test_save_schedule_drops_untried_pending_picks_only(storage):
     await storage.save_schedule(
         6, 1, "09:00", "UTC", "topic", "2025-03-02", NOW, drop_pending_from="2025-03-02"
     )
-    assert [p.local_date for p in await storage.picks(6)] == ["2025-03-01", "2025-03-03"]
+    assert [p.local_date for p in await history.picks(storage, 6)] == ["2025-03-01", "2025-03-03"]
 
 
 async def test_naive_timestamps_are_refused(storage):
