@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -20,6 +20,13 @@ ALL_VENUES = "all"  # `venue: all` searches every venue despite a server default
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
+    from bot.storage.store import Storage
+
+    # (label, value) pairs a database read offers to an autocomplete (`stored_autocomplete`).
+    Options = Callable[
+        [discord.Interaction[PaperBot], Storage], Awaitable[Iterable[tuple[str, str]]]
+    ]
+    Autocomplete = Callable[[discord.Interaction[PaperBot], str], Coroutine[Any, Any, list[Choice]]]
 
 
 async def owner_only(interaction: discord.Interaction[PaperBot]) -> bool:
@@ -83,6 +90,21 @@ def matching_choices(current: str, options: Iterable[tuple[str, str]]) -> list[C
             if len(choices) == limits.CHOICES:
                 break
     return choices
+
+
+def stored_autocomplete(options: Options) -> Autocomplete:
+    """An autocomplete over what the database holds for the user typing (their saved papers,
+    their follows): `options` reads the (label, value) pairs, `matching_choices` filters them.
+    A bot running without a database offers nothing instead of failing at every keystroke.
+    Register it with `@app_commands.autocomplete(option=...)`."""
+
+    async def complete(interaction: discord.Interaction[PaperBot], current: str) -> list[Choice]:
+        storage = interaction.client.storage
+        if storage is None:
+            return []
+        return matching_choices(current, await options(interaction, storage))
+
+    return complete
 
 
 async def effective_venue(

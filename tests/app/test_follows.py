@@ -213,3 +213,21 @@ async def test_limits_come_from_the_settings(env: Env) -> None:
         "follow add", {"query": "trees", "channel": channel}, user=env.fake.admin
     )
     assert "This server already has 1 channel follows" in server.embed["description"]
+
+
+async def test_remove_autocomplete_offers_own_follows_and_a_managers_channel_follows(
+    env: Env,
+) -> None:
+    await env.start()
+    channel = env.fake.guild.channel("papers")
+    await env.slash("follow add", {"query": "graphs"})
+    await env.slash("follow add", {"query": "trees"}, user=env.fake.admin)
+    await env.slash("follow add", {"query": "graphs", "channel": channel}, user=env.fake.admin)
+
+    async def offered(user: Any, typed: str = "") -> list[str]:
+        handle = await env.fake.autocomplete("follow remove", {"follow": typed}, user=user)
+        return sorted(c["name"] for c in (await answered(handle, type=8)).choices)
+
+    assert await offered(env.fake.alice) == ["graphs"]
+    assert await offered(env.fake.admin) == ["graphs (channel)", "trees"]
+    assert await offered(env.fake.admin, "GRA") == ["graphs (channel)"]

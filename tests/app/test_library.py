@@ -253,3 +253,25 @@ async def test_a_full_library_says_so(env: tuple[FakeDiscord, PaperBot]) -> None
     assert "Your library is full (1 papers)" in reply.embed["description"]
     again = await answered(await fake.click(details[0], f"pb:save:{first}"), type=4)
     assert "already in your library" in again.content  # saving twice is still harmless
+
+
+async def test_remove_and_read_autocomplete_offer_the_readers_own_saved_papers(
+    env: tuple[FakeDiscord, PaperBot],
+) -> None:
+    fake, bot = env
+    from datetime import UTC, datetime
+
+    from bot.storage.library import Library
+
+    store = Library(bot.storage)  # type: ignore[arg-type]
+    when = datetime(2026, 1, 1, tzinfo=UTC)
+    await store.save(int(fake.alice.id), TRICKY.id, when)
+    await store.save(int(fake.alice.id), "gone/1", when)  # no longer in the corpus: its id
+    await store.save(int(fake.admin.id), PLAIN.id, when)
+    for command in ("library remove", "library read"):
+        handle = await fake.autocomplete(command, {"paper": ""})
+        choices = (await answered(handle, type=8)).choices
+        assert sorted(c["value"] for c in choices) == ["gone/1", TRICKY.id]
+        assert {c["value"]: c["name"] for c in choices}["gone/1"] == "gone/1"
+    typed = await answered(await fake.autocomplete("library read", {"paper": "LEARNING"}), type=8)
+    assert [c["value"] for c in typed.choices] == [TRICKY.id]

@@ -17,15 +17,33 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app import library, markdown, notify, respond
-from bot.app.checks import manager_only, matching_choices
+from bot.app.checks import manager_only, stored_autocomplete
 from bot.search.models import EmptyQuery
 from bot.storage.follows import Follows
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
+    from bot.storage.store import Storage
 
 log = logging.getLogger(__name__)
 QUERY_MAX = 100
+
+
+async def _removable(
+    interaction: discord.Interaction[PaperBot], storage: Storage
+) -> list[tuple[str, str]]:
+    """The follows `/follow remove` accepts from this user as (query, id): their DM follows,
+    and the server's channel follows for a manager."""
+    follows = Follows(storage)
+    found = await follows.personal(interaction.user.id)
+    if interaction.guild_id is not None and interaction.permissions.manage_guild:
+        found += await follows.of_guild(interaction.guild_id)
+    return [
+        (f.query if f.channel_id is None else f"{f.query} (channel)", f.follow_id) for f in found
+    ]
+
+
+follow_autocomplete = stored_autocomplete(_removable)
 
 
 class FollowsCog(commands.Cog, name="Follows"):
@@ -147,6 +165,7 @@ class FollowsCog(commands.Cog, name="Follows"):
 
     @follow.command(name="remove", description="Stop a follow")
     @app_commands.describe(follow="The follow (start typing its query)")
+    @app_commands.autocomplete(follow=follow_autocomplete)
     async def remove(
         self, interaction: discord.Interaction[PaperBot], follow: app_commands.Range[str, 1, 20]
     ) -> None:
@@ -166,24 +185,6 @@ class FollowsCog(commands.Cog, name="Follows"):
             await manager_only(interaction)
         await follows.remove(found.follow_id)
         await respond.confirm(interaction, f"Stopped following **{markdown.escape(found.query)}**.")
-
-    @remove.autocomplete("follow")
-    async def follow_autocomplete(
-        self, interaction: discord.Interaction[PaperBot], current: str
-    ) -> list[app_commands.Choice[str]]:
-        if self.bot.storage is None:
-            return []
-        follows = self._follows()
-        found = await follows.personal(interaction.user.id)
-        if interaction.guild_id is not None and interaction.permissions.manage_guild:
-            found += await follows.of_guild(interaction.guild_id)
-        return matching_choices(
-            current,
-            (
-                (f.query if f.channel_id is None else f"{f.query} (channel)", f.follow_id)
-                for f in found
-            ),
-        )
 
 
 async def setup(bot: PaperBot) -> None:

@@ -14,13 +14,27 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app import library, render, respond, saving
-from bot.app.checks import matching_choices
+from bot.app.checks import stored_autocomplete
 from bot.search.export import FORMATS
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
+    from bot.storage.store import Storage
 
 REF_MAX = 100
+
+
+async def _saved(
+    interaction: discord.Interaction[PaperBot], storage: Storage
+) -> list[tuple[str, str]]:
+    """The reader's saved papers as (title, id); the id alone once a paper left the corpus."""
+    engine = interaction.client.engine
+    saved = await library.library_of(storage).all(interaction.user.id)
+    papers = [(item.paper_id, library.find(engine, item.paper_id)) for item in saved]
+    return [(render.title_text(paper) if paper else pid, pid) for pid, paper in papers]
+
+
+saved_autocomplete = stored_autocomplete(_saved)
 
 
 class LibraryCog(commands.Cog, name="Library"):
@@ -38,6 +52,7 @@ class LibraryCog(commands.Cog, name="Library"):
 
     @library.command(name="remove", description="Remove a paper from your library")
     @app_commands.describe(paper="Start typing a title from your library")
+    @app_commands.autocomplete(paper=saved_autocomplete)
     async def remove(
         self, interaction: discord.Interaction[PaperBot], paper: app_commands.Range[str, 1, REF_MAX]
     ) -> None:
@@ -48,6 +63,7 @@ class LibraryCog(commands.Cog, name="Library"):
 
     @library.command(name="read", description="Mark a saved paper as read (or unread again)")
     @app_commands.describe(paper="Start typing a title from your library", read="False: unread")
+    @app_commands.autocomplete(paper=saved_autocomplete)
     async def read(
         self,
         interaction: discord.Interaction[PaperBot],
@@ -91,21 +107,6 @@ class LibraryCog(commands.Cog, name="Library"):
             "Dismiss this message to keep everything."
         )
         await respond.send(interaction, embed=render.error_embed(text), view=view, ephemeral=True)
-
-    @remove.autocomplete("paper")
-    @read.autocomplete("paper")
-    async def saved_autocomplete(
-        self, interaction: discord.Interaction[PaperBot], current: str
-    ) -> list[app_commands.Choice[str]]:
-        if self.bot.storage is None:
-            return []
-        saved = await library.library_of(self.bot.storage).all(interaction.user.id)
-
-        def labelled(paper_id: str) -> tuple[str, str]:
-            paper = library.find(self.bot.engine, paper_id)
-            return (render.title_text(paper) if paper else paper_id), paper_id
-
-        return matching_choices(current, (labelled(item.paper_id) for item in saved))
 
 
 async def setup(bot: PaperBot) -> None:
