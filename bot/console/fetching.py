@@ -88,22 +88,15 @@ async def _run(args: argparse.Namespace, err: TextIO) -> sources.FetchReport:
     interval = settings.arxiv_interval_seconds if args.source == "arxiv" else 0.0
     try:
         async with PoliteClient(settings, interval=interval) as client:
+            run = sources.FetchRun(client, out, progress)
             if args.source == "openreview":
-                return await sources.fetch_openreview(
-                    client, settings.openreview_url, args.venue, out, progress=progress
-                )
+                return await sources.fetch_openreview(run, settings.openreview_url, args.venue)
             if args.source == "arxiv":
                 until = args.until or datetime.now(UTC).date()
                 return await sources.fetch_arxiv(
-                    client,
-                    settings.arxiv_url,
-                    args.categories,
-                    args.since,
-                    until,
-                    out,
-                    progress=progress,
+                    run, settings.arxiv_url, args.categories, args.since, until
                 )
-            return await sources.fetch_paperlist(client, args.location, out)
+            return await sources.fetch_paperlist(run, args.location)
     finally:
         progress.close()
 

@@ -48,6 +48,17 @@ class NoProgress:
         return None
 
 
+@dataclass(frozen=True, slots=True)
+class FetchRun:
+    """One fetch into one corpus file, whatever the source: the client that asks, the file it
+    writes, what it reports progress to, and the time stamped on new papers (None: now)."""
+
+    client: PoliteClient
+    out: Path
+    progress: Progress = field(default_factory=NoProgress)
+    now: datetime | None = None
+
+
 @dataclass(slots=True)
 class FetchReport:
     label: str
@@ -94,12 +105,11 @@ async def _write(store: CorpusFile, resume: Resume | None, out: Path) -> None:
 async def _pages(
     report: FetchReport,
     query: str,
-    now: str,
-    progress: Progress,
+    run: FetchRun,
     get_page: Callable[[int], Awaitable[tuple[int, int, list[dict[str, Any]], list[str]]]],
 ) -> None:
     """The paging loop both APIs share: fetch at `offset`, merge, save, until `total`."""
-    out = report.out
+    out, progress, now = report.out, run.progress, now_stamp(run.now)
     store = await asyncio.to_thread(CorpusFile, out)
     report.problems.extend(store.problems)
     resume = Resume.load(out, query)
@@ -143,17 +153,10 @@ async def _pages(
 
 
 async def fetch_openreview(
-    client: PoliteClient,
-    base_url: str,
-    venue_id: str,
-    out: Path,
-    *,
-    progress: Progress | None = None,
-    now: datetime | None = None,
-    limit: int = openreview.PAGE_LIMIT,
+    run: FetchRun, base_url: str, venue_id: str, *, limit: int = openreview.PAGE_LIMIT
 ) -> FetchReport:
-    """A venue's accepted papers (venueid equals `venue_id`) into `out`."""
-    report = FetchReport(f"openreview {venue_id}", out)
+    """A venue's accepted papers (venueid equals `venue_id`) into `run.out`."""
+    report = FetchReport(f"openreview {venue_id}", run.out)
     url = base_url.rstrip("/") + "/notes"
 
     async def get_page(offset: int) -> tuple[int, int, list[dict[str, Any]], list[str]]:
@@ -162,7 +165,7 @@ async def fetch_openreview(
             "offset": offset,
             "limit": limit,
         }
-        response = await client.get(url, params)
+        response = await run.client.get(url, params)
         try:
             data = json.loads(response.body)
             page = openreview.parse_notes(data, venue_id, offset)
@@ -170,27 +173,23 @@ async def fetch_openreview(
             raise FetchError(f"{response.url}: not an OpenReview notes response ({exc})") from exc
         return page.total, page.notes, page.records, page.problems
 
-    await _pages(
-        report, f"openreview {venue_id}", now_stamp(now), progress or NoProgress(), get_page
-    )
+    await _pages(report, f"openreview {venue_id}", run, get_page)
     return report
 
 
 async def fetch_arxiv(
-    client: PoliteClient,
+    run: FetchRun,
     base_url: str,
     categories: list[str] | tuple[str, ...],
     since: date,
     until: date,
-    out: Path,
     *,
-    progress: Progress | None = None,
-    now: datetime | None = None,
     page_size: int = ARXIV_PAGE,
 ) -> FetchReport:
-    """arXiv papers of `categories` submitted between `since` and `until` (inclusive) into `out`."""
+    """arXiv papers of `categories` submitted between `since` and `until` (inclusive) into
+    `run.out`."""
     query = arxiv.search_query(categories, since, until)
-    report = FetchReport(f"arxiv {' '.join(categories)} {since}..{until}", out)
+    report = FetchReport(f"arxiv {' '.join(categories)} {since}..{until}", run.out)
 
     async def get_page(offset: int) -> tuple[int, int, list[dict[str, Any]], list[str]]:
         params: dict[str, str | int] = {
@@ -200,7 +199,7 @@ async def fetch_arxiv(
             "sortBy": "submittedDate",
             "sortOrder": "ascending",  # papers arriving meanwhile land after the cursor
         }
-        response = await client.get(base_url, params, ok=(400,))
+        response = await run.client.get(base_url, params, ok=(400,))
         try:
             page = arxiv.parse_feed(response.body)
         except arxiv.ArxivError as exc:
@@ -209,19 +208,21 @@ async def fetch_arxiv(
             raise FetchError(f"{response.url}: HTTP {response.status}")
         return page.total, page.entries, page.records, page.problems
 
-    await _pages(report, f"arxiv {query}", now_stamp(now), progress or NoProgress(), get_page)
+    await _pages(report, f"arxiv {query}", run, get_page)
     return report
 
 
-async def fetch_paperlist(client: PoliteClient, source: str, out: Path) -> FetchReport:
-    """A Paper Copilot list (URL or file) checked as a corpus file, then put at `out` atomically."""
+async def fetch_paperlist(run: FetchRun, source: str) -> FetchReport:
+    """A Paper Copilot list (URL or file) checked as a corpus file, then put at `run.out`
+    atomically."""
+    out = run.out
     report = FetchReport(f"paperlist {source}", out)
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix=out.stem, suffix=out.suffix or ".json", dir=out.parent)
     tmp = Path(name)
     try:
         if source.startswith(("http://", "https://")):
-            body = (await client.get(source)).body
+            body = (await run.client.get(source)).body
             with os.fdopen(fd, "wb") as handle:
                 handle.write(body)
         else:
@@ -262,21 +263,11 @@ async def run_job(
     now = now or datetime.now(UTC)
     interval = settings.arxiv_interval_seconds if job.kind == "arxiv" else 0.0
     async with PoliteClient(settings, interval=interval, sleep=sleep) as client:
+        run = FetchRun(client, job.out, progress or NoProgress(), now)
         if job.kind == "openreview":
-            return await fetch_openreview(
-                client, settings.openreview_url, job.venue, job.out, progress=progress, now=now
-            )
+            return await fetch_openreview(run, settings.openreview_url, job.venue)
         if job.kind == "arxiv":
             until = now.date()
             since = until - timedelta(days=job.days)
-            return await fetch_arxiv(
-                client,
-                settings.arxiv_url,
-                job.categories,
-                since,
-                until,
-                job.out,
-                progress=progress,
-                now=now,
-            )
-        return await fetch_paperlist(client, job.url, job.out)
+            return await fetch_arxiv(run, settings.arxiv_url, job.categories, since, until)
+        return await fetch_paperlist(run, job.url)

@@ -61,20 +61,19 @@ async def arxiv_server():
 
 async def run_openreview(server, out, sleeps=None, limit=3, now=NOW):
     async with PoliteClient(SETTINGS, sleep=sleeps or Sleeps()) as client:
-        return await fetch.fetch_openreview(client, server.url, VENUE, out, limit=limit, now=now)
+        run = fetch.FetchRun(client, out, now=now)
+        return await fetch.fetch_openreview(run, server.url, VENUE, limit=limit)
 
 
 async def run_arxiv(server, out, sleeps=None, page_size=4, interval=0.0, now=NOW):
     async with PoliteClient(SETTINGS, interval=interval, sleep=sleeps or Sleeps()) as client:
         return await fetch.fetch_arxiv(
-            client,
+            fetch.FetchRun(client, out, now=now),
             server.base_url,
             ["cs.LG", "cs.CL"],
             date(2026, 11, 1),
             date(2026, 11, 30),
-            out,
             page_size=page_size,
-            now=now,
         )
 
 
@@ -147,8 +146,9 @@ async def test_a_burst_longer_than_the_retries_fails_and_resumes(openreview, tmp
     openreview.fail_from(2, *[Fault(503)] * 3)  # the first page works, then 503 x 3
     settings = SourcesSettings(max_retries=2, retry_base_seconds=0.1)
     async with PoliteClient(settings, sleep=Sleeps()) as client:
+        run = fetch.FetchRun(client, out, now=NOW)
         with pytest.raises(FetchError, match="HTTP 503 after 3 attempts"):
-            await fetch.fetch_openreview(client, openreview.url, VENUE, out, limit=3, now=NOW)
+            await fetch.fetch_openreview(run, openreview.url, VENUE, limit=3)
     assert len(lines(out)) == 3  # the first page was saved
     assert Resume.load(out, f"openreview {VENUE}").next == 3
     report = await run_openreview(openreview, out)
@@ -171,8 +171,9 @@ async def test_a_malformed_note_is_reported_and_skipped(openreview, tmp_path):
 
 async def test_a_non_retryable_error_is_a_clear_failure(openreview, tmp_path):
     async with PoliteClient(SETTINGS, sleep=Sleeps()) as client:
+        run = fetch.FetchRun(client, tmp_path / "o")
         with pytest.raises(FetchError, match="HTTP 400"):
-            await fetch.fetch_openreview(client, openreview.url, VENUE, tmp_path / "o", limit=5000)
+            await fetch.fetch_openreview(run, openreview.url, VENUE, limit=5000)
 
 
 async def test_arxiv_pages_politely_with_one_connection(arxiv_server, tmp_path):
@@ -201,12 +202,11 @@ async def test_arxiv_pages_politely_with_one_connection(arxiv_server, tmp_path):
 async def test_the_interval_is_really_waited_between_calls(arxiv_server, tmp_path):
     async with PoliteClient(SETTINGS, interval=0.15) as client:  # real asyncio.sleep
         await fetch.fetch_arxiv(
-            client,
+            fetch.FetchRun(client, tmp_path / "a.jsonl"),
             arxiv_server.base_url,
             ["cs.LG"],
             date(2026, 11, 1),
             date(2026, 11, 30),
-            tmp_path / "a.jsonl",
             page_size=4,
         )
     arrivals = [r.at for r in arxiv_server.requests]
