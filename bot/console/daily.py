@@ -28,7 +28,7 @@ from bot.app.cogs.daily.embeds import daily_embed
 from bot.config import DailySettings
 from bot.console.localdb import ConsoleContext
 from bot.daily.rules import TransientPostError
-from bot.daily.scheduler import DailyScheduler
+from bot.daily.scheduler import DailyRequest, DailyScheduler
 from bot.daily.servers import CONSOLE_CHANNEL, CONSOLE_SERVER
 from bot.search.models import Paper
 from bot.search.recent import ids_added_after
@@ -208,20 +208,20 @@ class LocalDaily:
         return self.db.wait(go())
 
     def _call_set(self, given: dict[str, str]) -> discord.Embed:
-        bad = answers.check_input(given["time"], given["timezone"])
+        request = DailyRequest(
+            CONSOLE_SERVER,
+            CONSOLE_CHANNEL,
+            given["time"],
+            given["timezone"],
+            given.get("topic") or None,
+            given.get("pool") or None,
+        )
+        bad = answers.check_input(request)
         if bad is not None:
             return bad  # before the database is opened: a typo creates nothing
 
         async def go() -> discord.Embed:
-            return await answers.set_answer(
-                await self._sched(),
-                CONSOLE_SERVER,
-                CONSOLE_CHANNEL,
-                given["time"],
-                given["timezone"],
-                given.get("topic") or None,
-                given.get("pool") or None,
-            )
+            return await answers.set_answer(await self._sched(), request)
 
         return self.db.wait(go())
 

@@ -20,6 +20,7 @@ import random
 import socket
 import uuid
 from collections.abc import Awaitable, Callable, Collection
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -45,6 +46,7 @@ from bot.timing import Clock, SystemClock
 
 __all__ = [
     "Clock",
+    "DailyRequest",
     "DailyScheduler",
     "DailyStatus",
     "PermanentPostError",
@@ -56,6 +58,20 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 HOLD_AFTER_BUG = timedelta(seconds=60)  # pause for a server whose step raised unexpectedly
+
+
+@dataclass(frozen=True, slots=True)
+class DailyRequest:
+    """What `/daily set` (or the console's `/daily set`) asked for, as typed; `set_schedule`
+    checks all of it before saving anything. One record from the command to the scheduler, so
+    two ids and two strings in a row cannot be passed in the wrong order on the way."""
+
+    guild_id: int
+    channel_id: int
+    time: str
+    timezone: str
+    topic: str | None = None
+    pool: str | None = None
 
 
 class DailyScheduler:
@@ -145,26 +161,19 @@ class DailyScheduler:
         """'new' (papers added since the last post first) or 'all'."""
         return await self.picker.pool_mode(guild_id)
 
-    async def set_schedule(
-        self,
-        guild_id: int,
-        channel_id: int,
-        time: str,
-        timezone: str,
-        topic: str | None = None,
-        pool: str | None = None,
-    ) -> Schedule:
+    async def set_schedule(self, request: DailyRequest) -> Schedule:
         """/daily set. Validates everything first: on a DailyError nothing is saved.
 
         If today's time has already passed, the first post is tomorrow (setting a schedule
         is not a request to post now).
         """
-        at = parse_time(time)
-        zone_name = parse_timezone(timezone)
-        topic = (topic or "").strip() or None
-        mode = (pool or "all").strip().lower()
+        guild_id = request.guild_id
+        at = parse_time(request.time)
+        zone_name = parse_timezone(request.timezone)
+        topic = (request.topic or "").strip() or None
+        mode = (request.pool or "all").strip().lower()
         if mode not in POOLS:
-            raise DailyError(f"Unknown pool {pool!r}: use `all` or `new`.")
+            raise DailyError(f"Unknown pool {request.pool!r}: use `all` or `new`.")
         await self.picker.off(self.picker.candidates, topic)
         tz = ZoneInfo(zone_name)
         now = self.clock.now()
@@ -177,7 +186,7 @@ class DailyScheduler:
             await self.picker.set_pool_mode(guild_id, mode)
         schedule = await self.storage.save_schedule(
             guild_id,
-            channel_id,
+            request.channel_id,
             f"{at.hour:02d}:{at.minute:02d}",
             zone_name,
             topic,

@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from bot.daily.scheduler import DailyRequest
 from tests.daily.test_scheduler import START, Corpus, FakeClock, FakePoster, Harness
 
 SEND = timedelta(minutes=4)  # each send takes this long; the lease is 5 minutes
@@ -38,7 +39,7 @@ async def test_a_long_run_keeps_its_claims_while_it_sends(database_url):
     await b.open()
     try:
         for guild in (1, 2):
-            await a.sched.set_schedule(guild, guild * 10, "09:00", "UTC")
+            await a.sched.set_schedule(DailyRequest(guild, guild * 10, "09:00", "UTC"))
         clock.set(datetime(2025, 3, 1, 9, 0, tzinfo=UTC))
         slow.during = b  # B looks at 09:08, during A's second send (claimed at 09:04)
         outcomes = await a.sched.run_due(clock.now())

@@ -9,7 +9,7 @@ import pytest
 
 from bot.config import DailySettings
 from bot.daily.rules import DailyError, due_instant
-from bot.daily.scheduler import DailyScheduler, PermanentPostError, TransientPostError
+from bot.daily.scheduler import DailyRequest, DailyScheduler, PermanentPostError, TransientPostError
 from bot.storage.store import Storage
 from tests.storage import history
 
@@ -195,13 +195,13 @@ async def test_bad_input_saves_nothing(h):
         (("09:00", "UTC", "!bad"), "cannot be used"),
     ]:
         with pytest.raises(DailyError, match=needle):
-            await h.sched.set_schedule(1, 10, *args)
+            await h.sched.set_schedule(DailyRequest(1, 10, *args))
     assert await h.storage.get_schedule(1) is None
     assert await h.sched.next_wakeup() is None
 
 
 async def test_posts_once_a_day_and_today_agrees(h):
-    await h.sched.set_schedule(1, 10, "09:00", "Europe/Paris")
+    await h.sched.set_schedule(DailyRequest(1, 10, "09:00", "Europe/Paris"))
     promised = await h.sched.today(1)
     await h.run_until(datetime(2025, 3, 3, 12, 0, tzinfo=UTC))
     posts = h.poster.for_guild(1)
@@ -215,14 +215,14 @@ async def test_posts_once_a_day_and_today_agrees(h):
 
 async def test_setting_after_todays_time_starts_tomorrow(h):
     h.clock.set(datetime(2025, 3, 1, 10, 0, tzinfo=UTC))
-    await h.sched.set_schedule(1, 10, "09:00", "UTC")
+    await h.sched.set_schedule(DailyRequest(1, 10, "09:00", "UTC"))
     assert await h.sched.next_wakeup() == datetime(2025, 3, 2, 9, 0, tzinfo=UTC)
     await h.run_until(datetime(2025, 3, 2, 12, 0, tzinfo=UTC))
     assert [m.local_date for m in h.poster.messages] == [date(2025, 3, 2)]
 
 
 async def test_long_downtime_gives_one_catch_up_for_today_only(h):
-    await h.sched.set_schedule(1, 10, "09:00", "UTC")
+    await h.sched.set_schedule(DailyRequest(1, 10, "09:00", "UTC"))
     await h.run_until(datetime(2025, 3, 1, 10, 0, tzinfo=UTC))
     await h.storage.close()
     h.clock.set(datetime(2025, 3, 5, 15, 0, tzinfo=UTC))  # down for four days
@@ -236,7 +236,7 @@ async def test_long_downtime_gives_one_catch_up_for_today_only(h):
 
 @pytest.mark.parametrize("when", ["crash-before", "crash-after"])
 async def test_crash_around_the_send_never_double_posts(h, when):
-    await h.sched.set_schedule(1, 10, "09:00", "UTC")
+    await h.sched.set_schedule(DailyRequest(1, 10, "09:00", "UTC"))
     h.poster.script = [when]
     h.clock.set(datetime(2025, 3, 1, 9, 0, tzinfo=UTC))
     with pytest.raises(Crash):
@@ -254,7 +254,7 @@ async def test_crash_around_the_send_never_double_posts(h, when):
 
 @pytest.mark.parametrize(("when", "state"), [("crash-before", "failed"), ("crash-after", "sent")])
 async def test_crash_then_days_of_downtime_settles_the_old_day_without_resending(h, when, state):
-    await h.sched.set_schedule(1, 10, "09:00", "UTC")
+    await h.sched.set_schedule(DailyRequest(1, 10, "09:00", "UTC"))
     h.poster.script = [when]
     h.clock.set(datetime(2025, 3, 1, 9, 0, tzinfo=UTC))
     with pytest.raises(Crash):
@@ -274,8 +274,8 @@ async def test_crash_then_days_of_downtime_settles_the_old_day_without_resending
 
 
 async def test_transient_failures_back_off_then_succeed(h):
-    await h.sched.set_schedule(1, 10, "09:00", "UTC")
-    await h.sched.set_schedule(2, 20, "09:00", "UTC")
+    await h.sched.set_schedule(DailyRequest(1, 10, "09:00", "UTC"))
+    await h.sched.set_schedule(DailyRequest(2, 20, "09:00", "UTC"))
     h.poster.script = [TransientPostError("429", retry_after=100), None, TransientPostError("502")]
     await h.run_until(datetime(2025, 3, 1, 12, 0, tzinfo=UTC))
     times = {m.guild_id: m.at - datetime(2025, 3, 1, 9, 0, tzinfo=UTC) for m in h.poster.messages}
@@ -287,7 +287,7 @@ async def test_transient_failures_back_off_then_succeed(h):
 
 
 async def test_transient_failures_give_up_within_the_day_and_resume(h):
-    await h.sched.set_schedule(1, 10, "09:00", "UTC")
+    await h.sched.set_schedule(DailyRequest(1, 10, "09:00", "UTC"))
     h.poster.script = [TransientPostError("503")] * 100
     await h.run_until(datetime(2025, 3, 1, 23, 0, tzinfo=UTC))
     pick = await h.storage.get_pick(1, "2025-03-01")
@@ -301,8 +301,8 @@ async def test_transient_failures_give_up_within_the_day_and_resume(h):
 
 
 async def test_permanent_failure_stops_only_that_server(h):
-    await h.sched.set_schedule(1, 10, "09:00", "UTC")
-    await h.sched.set_schedule(2, 20, "09:00", "UTC")
+    await h.sched.set_schedule(DailyRequest(1, 10, "09:00", "UTC"))
+    await h.sched.set_schedule(DailyRequest(2, 20, "09:00", "UTC"))
     h.poster.dead_channels.add(10)
     await h.run_until(datetime(2025, 3, 3, 12, 0, tzinfo=UTC))
     assert [m.guild_id for m in h.poster.messages] == [2, 2, 2]
@@ -312,13 +312,13 @@ async def test_permanent_failure_stops_only_that_server(h):
     assert status.next_post_utc is None
     assert await h.sched.next_wakeup() == datetime(2025, 3, 4, 9, 0, tzinfo=UTC)
     # /daily set again clears the stop (the admin fixed the channel).
-    await h.sched.set_schedule(1, 11, "13:00", "UTC")
+    await h.sched.set_schedule(DailyRequest(1, 11, "13:00", "UTC"))
     await h.run_until(datetime(2025, 3, 3, 14, 0, tzinfo=UTC))
     assert [(m.guild_id, m.channel_id) for m in h.poster.messages][-1] == (1, 11)
 
 
 async def test_off_stops_posting_and_keeps_history(h):
-    await h.sched.set_schedule(1, 10, "09:00", "UTC")
+    await h.sched.set_schedule(DailyRequest(1, 10, "09:00", "UTC"))
     await h.run_until(datetime(2025, 3, 1, 10, 0, tzinfo=UTC))
     assert await h.sched.disable(1) is True
     await h.run_until(datetime(2025, 3, 4, 0, 0, tzinfo=UTC))
@@ -329,7 +329,7 @@ async def test_off_stops_posting_and_keeps_history(h):
 
 
 async def test_status_shows_everything(h):
-    await h.sched.set_schedule(1, 10, "09:30", "America/New_York")
+    await h.sched.set_schedule(DailyRequest(1, 10, "09:30", "America/New_York"))
     await h.run_until(datetime(2025, 3, 2, 15, 0, tzinfo=UTC))
     status = await h.sched.status(1)
     assert status.channel_id == 10
@@ -343,7 +343,7 @@ async def test_status_shows_everything(h):
 
 async def test_topic_pool_and_reshuffle_after_exhaustion(h):
     h.corpus.topics["rl"] = ["p001", "p002", "p003"]
-    await h.sched.set_schedule(1, 10, "09:00", "UTC", topic="rl")
+    await h.sched.set_schedule(DailyRequest(1, 10, "09:00", "UTC", topic="rl"))
     await h.run_until(datetime(2025, 3, 10, 0, 0, tzinfo=UTC))
     papers = [m.paper_id for m in h.poster.messages]
     assert len(papers) == 9
@@ -356,7 +356,7 @@ async def test_topic_pool_and_reshuffle_after_exhaustion(h):
 
 async def test_topic_that_stops_matching_stops_the_schedule(h):
     h.corpus.topics["rl"] = ["p001"]
-    await h.sched.set_schedule(1, 10, "09:00", "UTC", topic="rl")
+    await h.sched.set_schedule(DailyRequest(1, 10, "09:00", "UTC", topic="rl"))
     h.corpus.ids.remove("p001")
     await h.run_until(datetime(2025, 3, 1, 10, 0, tzinfo=UTC))
     assert h.poster.messages == []
@@ -365,7 +365,7 @@ async def test_topic_that_stops_matching_stops_the_schedule(h):
 
 async def test_corpus_changes(h):
     h.corpus.ids = ["a", "b", "c", "d"]
-    await h.sched.set_schedule(1, 10, "09:00", "UTC")
+    await h.sched.set_schedule(DailyRequest(1, 10, "09:00", "UTC"))
     await h.run_until(datetime(2025, 3, 2, 10, 0, tzinfo=UTC))
     shown = [m.paper_id for m in h.poster.messages]
     removed = next(p for p in "abcd" if p not in shown)
@@ -381,7 +381,7 @@ async def test_corpus_changes(h):
 async def test_new_topic_replaces_an_unposted_today_pick(h):
     h.corpus.topics["rl"] = ["p005"]
     assert await h.sched.today(1) in CORPUS
-    await h.sched.set_schedule(1, 10, "09:00", "UTC", topic="rl")
+    await h.sched.set_schedule(DailyRequest(1, 10, "09:00", "UTC", topic="rl"))
     assert await h.sched.today(1) == "p005"
 
 
@@ -396,7 +396,7 @@ async def test_new_topic_replaces_an_unposted_today_pick(h):
 )
 async def test_dst_days_post_exactly_once(h, tz, at, day, expected_utc):
     h.clock.current = datetime.combine(day - timedelta(days=2), time(0), tzinfo=UTC)
-    await h.sched.set_schedule(1, 10, at, tz)
+    await h.sched.set_schedule(DailyRequest(1, 10, at, tz))
     await h.run_until(datetime.combine(day + timedelta(days=2), time(0), tzinfo=UTC))
     on_day = [m for m in h.poster.messages if m.local_date == day]
     assert [m.at for m in on_day] == [expected_utc]
@@ -409,7 +409,7 @@ async def test_the_loop_sleeps_until_due_and_wakes_on_change(h):
     h.clock.limit = datetime(2025, 3, 3, 0, 0, tzinfo=UTC)
     h.sched.start()
     await asyncio.sleep(0)
-    await h.sched.set_schedule(1, 10, "09:00", "UTC")
+    await h.sched.set_schedule(DailyRequest(1, 10, "09:00", "UTC"))
     for _ in range(500):
         if len(h.poster.messages) == 2:
             break
@@ -436,9 +436,11 @@ async def test_sixty_days_with_random_restarts(h, seed, grows):
     h.poster.rng, h.poster.crash_rate, h.poster.transient_rate = rng, 0.15, 0.1
     h.corpus.topics["small"] = CORPUS[:7]
     for guild, channel, at, tz in SIM_SERVERS:
-        await h.sched.set_schedule(guild, channel, at, tz, topic="small" if guild == 3 else None)
+        await h.sched.set_schedule(
+            DailyRequest(guild, channel, at, tz, topic="small" if guild == 3 else None)
+        )
     if grows:
-        await h.sched.set_schedule(NEW_POOL_GUILD, 60, "07:15", "UTC", pool="new")
+        await h.sched.set_schedule(DailyRequest(NEW_POOL_GUILD, 60, "07:15", "UTC", pool="new"))
     end = START + timedelta(days=60)
     # The corpus grows every few days at 02:00 UTC, as a scheduled source refresh would.
     growth = START + timedelta(days=2, hours=2) if grows else end
@@ -515,9 +517,9 @@ async def test_system_clock_loop_starts_and_stops(database_url):
 
 async def test_new_pool_prefers_papers_added_since_the_last_post(h):
     with pytest.raises(DailyError, match="Unknown pool"):
-        await h.sched.set_schedule(1, 10, "09:00", "UTC", pool="fresh")
+        await h.sched.set_schedule(DailyRequest(1, 10, "09:00", "UTC", pool="fresh"))
     assert await h.storage.get_schedule(1) is None
-    await h.sched.set_schedule(1, 10, "09:00", "UTC", pool="new")
+    await h.sched.set_schedule(DailyRequest(1, 10, "09:00", "UTC", pool="new"))
     assert await h.sched.pool_mode(1) == "new"
     assert await h.sched.pool_mode(2) == "all"
     await h.run_until(START + timedelta(hours=12))  # nothing added yet: the whole pool
@@ -530,7 +532,7 @@ async def test_new_pool_prefers_papers_added_since_the_last_post(h):
     # The other new paper was added before the second post, not since it: the whole pool again.
     assert posted[2] != posted[1]
     # Switching back to every paper applies at once.
-    await h.sched.set_schedule(1, 10, "09:00", "UTC", pool="all")
+    await h.sched.set_schedule(DailyRequest(1, 10, "09:00", "UTC", pool="all"))
     assert await h.sched.pool_mode(1) == "all"
 
 
@@ -556,7 +558,7 @@ async def test_a_second_process_on_the_same_database_never_posts_again(database_
     await a.open()
     await b.open()
     try:
-        await a.sched.set_schedule(1, 10, "09:00", "UTC")
+        await a.sched.set_schedule(DailyRequest(1, 10, "09:00", "UTC"))
         clock.set(datetime(2025, 3, 1, 9, 0, tzinfo=UTC))
         first = asyncio.ensure_future(a.sched.run_due())
         await asyncio.wait_for(stuck.entered.wait(), 5)
@@ -580,7 +582,7 @@ async def test_a_claim_left_by_a_dead_process_is_taken_over_after_its_lease(data
     clock = FakeClock(START)
     a = Harness(database_url, clock, FakePoster(clock, script=["crash-after"]), Corpus())
     await a.open()
-    await a.sched.set_schedule(1, 10, "09:00", "UTC")
+    await a.sched.set_schedule(DailyRequest(1, 10, "09:00", "UTC"))
     clock.set(datetime(2025, 3, 1, 9, 0, tzinfo=UTC))
     with pytest.raises(Crash):
         await a.sched.run_due()
@@ -606,7 +608,7 @@ async def test_a_process_posts_only_for_the_servers_it_owns(database_url):
     try:
         h.sched.owns = lambda guild_id: guild_id % 2 == 0
         for guild in (1, 2, 3, 4):
-            await h.sched.set_schedule(guild, guild * 10, "09:00", "UTC")
+            await h.sched.set_schedule(DailyRequest(guild, guild * 10, "09:00", "UTC"))
         await h.run_until(datetime(2025, 3, 1, 10, 0, tzinfo=UTC))
         assert sorted(m.guild_id for m in h.poster.messages) == [2, 4]
     finally:
@@ -618,7 +620,7 @@ async def test_a_process_posts_only_for_the_servers_it_owns(database_url):
 
 
 async def test_pick_whose_paper_left_the_corpus_is_redrawn_and_today_follows(h):
-    await h.sched.set_schedule(1, 10, "09:00", "Europe/Paris")
+    await h.sched.set_schedule(DailyRequest(1, 10, "09:00", "Europe/Paris"))
     promised = await h.sched.today(1)  # /today fixes the pick...
     h.corpus.ids.remove(promised)  # ...then a reload drops its paper
     replacement = await h.sched.today(1)  # /today follows the redraw
@@ -631,7 +633,7 @@ async def test_pick_whose_paper_left_the_corpus_is_redrawn_and_today_follows(h):
 
 
 async def test_paper_that_leaves_between_attempts_is_redrawn_at_the_next_one(h):
-    await h.sched.set_schedule(1, 10, "09:00", "Europe/Paris")
+    await h.sched.set_schedule(DailyRequest(1, 10, "09:00", "Europe/Paris"))
     promised = await h.sched.today(1)
     h.poster.script = [TransientPostError("503 Service Unavailable")]
     await h.run_until(datetime(2025, 3, 1, 8, 0, tzinfo=UTC))  # the first attempt fails
@@ -644,7 +646,7 @@ async def test_paper_that_leaves_between_attempts_is_redrawn_at_the_next_one(h):
 
 
 async def test_a_sent_pick_is_never_redrawn(h):
-    await h.sched.set_schedule(1, 10, "09:00", "Europe/Paris")
+    await h.sched.set_schedule(DailyRequest(1, 10, "09:00", "Europe/Paris"))
     await h.run_until(datetime(2025, 3, 1, 12, 0, tzinfo=UTC))
     (post,) = h.poster.for_guild(1)
     h.corpus.ids.remove(post.paper_id)
@@ -671,10 +673,12 @@ async def test_corpus_walks_run_off_the_event_loop(h):
 
     h.corpus.topics["graphs"] = CORPUS[:5]
     sched = DailyScheduler(h.storage, h.poster, corpus, topic, settings=SETTINGS, clock=h.clock)
-    await sched.set_schedule(1, 10, "09:00", "Europe/Paris", "graphs")  # /daily set topic:
+    await sched.set_schedule(
+        DailyRequest(1, 10, "09:00", "Europe/Paris", "graphs")
+    )  # /daily set topic:
     await sched.status(1)  # /daily status
     await sched.today(1)  # the first /today of a day
-    await sched.set_schedule(2, 10, "09:00", "Europe/Paris")
+    await sched.set_schedule(DailyRequest(2, 10, "09:00", "Europe/Paris"))
     await sched.status(2)
     await sched.today(2)
     assert len(threads) >= 6

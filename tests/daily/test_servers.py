@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from bot.daily.scheduler import DailyScheduler
+from bot.daily.scheduler import DailyRequest, DailyScheduler
 from bot.daily.servers import CONSOLE_CHANNEL, CONSOLE_SERVER
 from bot.storage.store import Storage
 
@@ -51,8 +51,8 @@ async def test_the_bot_never_posts_the_consoles_schedule_nor_the_console_a_serve
         bot, console = Recorder(), Recorder()
         on_discord = DailyScheduler(storage, bot, lambda: corpus, clock=Clock())
         local = DailyScheduler(storage, console, lambda: corpus, clock=Clock(), console=True)
-        await on_discord.set_schedule(GUILD, CHANNEL, "08:00", "UTC")
-        await local.set_schedule(CONSOLE_SERVER, CONSOLE_CHANNEL, "08:00", "UTC")
+        await on_discord.set_schedule(DailyRequest(GUILD, CHANNEL, "08:00", "UTC"))
+        await local.set_schedule(DailyRequest(CONSOLE_SERVER, CONSOLE_CHANNEL, "08:00", "UTC"))
         due = datetime(2025, 3, 1, 8, 0, tzinfo=UTC)
         assert await on_discord.next_wakeup(NOW) == due
         assert await local.next_wakeup(NOW) == due

@@ -17,7 +17,7 @@ import discord
 from bot.app import render
 from bot.app.cogs.daily import embeds
 from bot.daily.rules import DailyError, parse_time, parse_timezone
-from bot.daily.scheduler import DailyScheduler
+from bot.daily.scheduler import DailyRequest, DailyScheduler
 from bot.search.engine import SearchEngine
 from bot.search.models import Paper
 
@@ -33,33 +33,26 @@ def refused(reason: str) -> discord.Embed:
     return render.error_embed(f"{reason}\nNothing was saved.")
 
 
-def check_input(time: str, timezone: str) -> discord.Embed | None:
+def check_input(request: DailyRequest) -> discord.Embed | None:
     """The refusal for a bad time or zone (checked before anything else), or None."""
     try:
-        parse_time(time)
-        parse_timezone(timezone)
+        parse_time(request.time)
+        parse_timezone(request.timezone)
     except DailyError as exc:
         return refused(str(exc))
     return None
 
 
 async def set_answer(
-    sched: DailyScheduler,
-    guild_id: int,
-    channel_id: int,
-    time: str,
-    timezone: str,
-    topic: str | None,
-    pool: str | None,
-    notes: Sequence[str] = (),
+    sched: DailyScheduler, request: DailyRequest, notes: Sequence[str] = ()
 ) -> discord.Embed:
     """Save the schedule and confirm it, or say why not (then nothing is saved)."""
     try:
-        await sched.set_schedule(guild_id, channel_id, time, timezone, topic, pool)
+        await sched.set_schedule(request)
     except DailyError as exc:
         return refused(str(exc))
-    lines = [f"Pool: {embeds.NEW_POOL_TEXT}."] if pool == "new" else []
-    status = await sched.status(guild_id)
+    lines = [f"Pool: {embeds.NEW_POOL_TEXT}."] if request.pool == "new" else []
+    status = await sched.status(request.guild_id)
     return embeds.set_embed(status, [*lines, *notes])
 
 

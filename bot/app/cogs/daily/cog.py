@@ -36,7 +36,7 @@ from bot.app.cogs.daily.poster import DiscordPoster, missing_permissions
 from bot.app.saving import save_view
 from bot.app.workers import off_loop
 from bot.daily.rules import zone_names
-from bot.daily.scheduler import DailyScheduler
+from bot.daily.scheduler import DailyRequest, DailyScheduler
 from bot.search.recent import ids_added_after
 
 if TYPE_CHECKING:
@@ -181,23 +181,15 @@ class Daily(commands.Cog):
         topic: app_commands.Range[str, 1, TOPIC_MAX] | None = None,
         pool: app_commands.Choice[str] | None = None,
     ) -> None:
-        embed = await respond.soon(
-            interaction,
-            self._set(interaction, channel, time, timezone, topic, pool.value if pool else None),
+        assert interaction.guild_id is not None
+        request = DailyRequest(
+            interaction.guild_id, channel.id, time, timezone, topic, pool.value if pool else None
         )
+        embed = await respond.soon(interaction, self._set(channel, request))
         await respond.send(interaction, embed=embed, ephemeral=True)
 
-    async def _set(
-        self,
-        interaction: discord.Interaction[PaperBot],
-        channel: discord.TextChannel,
-        time: str,
-        timezone: str,
-        topic: str | None,
-        pool: str | None = None,
-    ) -> discord.Embed:
-        assert interaction.guild_id is not None
-        bad = answers.check_input(time, timezone)
+    async def _set(self, channel: discord.TextChannel, request: DailyRequest) -> discord.Embed:
+        bad = answers.check_input(request)
         if bad is not None:
             return bad
         required, optional = self._missing_in(channel)
@@ -213,9 +205,7 @@ class Daily(commands.Cog):
                 f"Posts will have no discussion thread: I'm missing "
                 f"{', '.join(optional)} in {channel.mention} (optional)."
             )
-        return await answers.set_answer(
-            self.sched, interaction.guild_id, channel.id, time, timezone, topic, pool, notes
-        )
+        return await answers.set_answer(self.sched, request, notes)
 
     def _missing_in(self, channel: discord.TextChannel) -> tuple[list[str], list[str]]:
         me = channel.guild.me
