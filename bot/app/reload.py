@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Protocol
 from bot.app.workers import off_loop
 from bot.config import ConfigError, Settings, load_settings
 from bot.search.corpus import FILE_LEVEL, CorpusError, LoadReport
+from bot.search.forkworkers import WorkersStopped
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchEngine
@@ -280,6 +281,12 @@ class Reloader:
             )
             self.last = outcome
             return outcome
+        except WorkersStopped:  # SIGTERM during the build: the process is stopping
+            log.info("corpus reload (%s) stopped: the bot is stopping", source)
+            self.last = ReloadOutcome.kept(
+                source, previous, time.perf_counter() - started, ("the bot is stopping",)
+            )
+            return self.last
         except Exception as exc:  # a bug in loading must not stop serving
             log.exception("corpus reload (%s) failed; keeping the previous corpus", source)
             outcome = ReloadOutcome.kept(

@@ -8,17 +8,18 @@ included. `BM25Index` (bot/search/index.py) turns the merged arrays into a score
 
 from __future__ import annotations
 
+import functools
 import multiprocessing as mp
 import os
-import signal
 from array import array
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from itertools import count
-from typing import Any, NamedTuple, TypeVar
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 
+from bot.search.forkworkers import Workers
 from bot.search.phrases import (
     chunk_positions,
     merge_positions,
@@ -30,8 +31,6 @@ T = TypeVar("T")
 MAX_TF = np.iinfo(np.uint16).max
 PARALLEL_MIN_DOCS = 20_000
 PARALLEL_CHUNK = 25_000
-# What forked build workers tokenise: items, the words of one, what expands words to terms.
-_JOB: tuple[Sequence[Any], Callable[[Any], Iterable[str]], Any] | None = None
 
 
 class Partial(NamedTuple):
@@ -146,7 +145,9 @@ def tokenize_parallel(
 ) -> list[Partial] | None:
     """Partials of consecutive chunks of `items`, tokenised in forked workers (`tokenize`
     gives an item's words, `expand` their terms: `Run.partial`); None where a serial build
-    is the right one (small corpora, one core, no `fork`, a daemonic caller)."""
+    is the right one (small corpora, one core, no `fork`, a daemonic caller).
+
+    Raises `WorkersStopped` when `stop_workers` ended the workers (the process is stopping)."""
     n = len(items)
     workers = workers or _cpu_count()
     if (
@@ -156,22 +157,11 @@ def tokenize_parallel(
         or mp.current_process().daemon
     ):
         return None
-    global _JOB
     chunk = max(1000, min(PARALLEL_CHUNK, -(-n // workers)))
     bounds = [(a, min(n, a + chunk)) for a in range(0, n, chunk)]
-    _JOB = (items, tokenize, expand)
-    try:
-        # Workers (and the pool's threads) start with the stop signals blocked, so one
-        # arriving before `_worker_signals` ran waits for it instead of being lost.
-        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, set(_WORKER_SIGNALS))
-        try:
-            pool = mp.get_context("fork").Pool(workers, initializer=_worker_signals)
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-        with pool:
-            return pool.map(_build_chunk, bounds, chunksize=1)
-    finally:
-        _JOB = None
+    work = functools.partial(_tokenize_chunk, items, tokenize, expand)
+    with Workers.start(min(workers, len(bounds)), work) as crew:
+        return list(crew.map(bounds))
 
 
 def merge_partials(partials: Sequence[Partial]) -> Merged:
@@ -222,38 +212,15 @@ def merge_partials(partials: Sequence[Partial]) -> Merged:
     )
 
 
-def _build_chunk(bounds: tuple[int, int]) -> Partial:
-    assert _JOB is not None, "build worker started without a job"
-    items, tokenize, expand = _JOB
+def _tokenize_chunk(
+    items: Sequence[T],
+    tokenize: Callable[[T], Iterable[str]],
+    expand: Expand,
+    bounds: tuple[int, int],
+) -> Partial:
+    """What a build worker does with one chunk (runs in the forked process)."""
     start, end = bounds
     return partial((tokenize(items[i]) for i in range(start, end)), expand)
-
-
-# A forked build worker dies on SIGTERM and leaves SIGINT and SIGHUP to its parent.
-_WORKER_SIGNALS = {
-    sig: handling
-    for name, handling in (
-        ("SIGTERM", signal.SIG_DFL),
-        ("SIGINT", signal.SIG_IGN),
-        ("SIGHUP", signal.SIG_IGN),
-    )
-    if (sig := getattr(signal, name, None)) is not None
-}
-
-
-def _worker_signals() -> None:
-    """Plain signal handling in a forked build worker.
-
-    Why: a worker inherits the parent's handlers, and under the bot's event loop SIGTERM is a
-    no-op there (asyncio handles it in the parent, through a wake-up socket the worker shares).
-    The pool's terminate() could not stop such a worker, which then waited forever on the
-    task queue the pool had locked: a SIGTERM during an index build hung the exit. Workers
-    die on SIGTERM, leave SIGINT and SIGHUP to the parent, and never write to its socket.
-    """
-    signal.set_wakeup_fd(-1)
-    for sig, handling in _WORKER_SIGNALS.items():
-        signal.signal(sig, handling)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, set(_WORKER_SIGNALS))
 
 
 def _cpu_count() -> int:
