@@ -38,8 +38,9 @@ def test_benchmark_runs_end_to_end_on_a_tiny_corpus(tmp_path):
     assert "bot start-up to serving" in report
     # Issue 17: the pruned path is timed beside bm25s and checked against exhaustive scoring.
     assert "| query p50, pruned top 10 (ms) |" in report
+    assert "| query p50, pruned top 10, numpy traversal (ms) |" in report
     assert "**MET** pruned top 10 identical to exhaustive scoring (ids, scores, order)" in report
-    assert "0 mismatches in 40 queries" in report
+    assert "0 mismatches in 80 answers" in report
 
 
 def test_query_only_benchmark_reports_latency_and_pruning(tmp_path):
@@ -48,7 +49,8 @@ def test_query_only_benchmark_reports_latency_and_pruning(tmp_path):
     assert main([*args, "--out", str(out), "--quiet"]) == 0
     report = out.read_text()
     assert "| query p50, pruned top 10 (ms) |" in report
-    assert "0 mismatches in 20 queries" in report
+    assert "0 mismatches in 40 answers" in report
+    assert "pruned rows: compiled kernel (numba)" in report
     assert "bot start-up to serving" not in report
 
 

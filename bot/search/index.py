@@ -20,9 +20,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from bot.search.blockmax import BlockMax
 from bot.search.indexbuild import Expand, Partial, merge_partials, partial, tokenize_parallel
 from bot.search.phrases import PositionIndex
-from bot.search.pruning import BlockMax
 from bot.search.savedfiles import atomic_folder, check_sizes, file_digest, read_meta
 from bot.search.topk import top_k as top_k  # re-exported: callers select from scores here
 

@@ -1,7 +1,7 @@
 """Exact top-k with block-max pruning: the same k documents, in the same order, as scoring
 every posting (`BM25Index.score` + `top_k`), while skipping most of the postings.
 
-Documents are cut into blocks of consecutive ids (128 by default). For every term the index
+Documents are cut into blocks of 32 consecutive ids. For every term the index
 keeps an upper bound of its saturation in each block (`BlockMax`, computed once at build
 time and saved with the index): a query's bound for a block is the sum of its terms' bounds
 there, times their idf and weights. Blocks are then scored exactly in decreasing order of
@@ -20,23 +20,17 @@ back to the exhaustive path, which stays the reference.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from bot.search import kernel
+from bot.search.blockmax import QUANT, SLACK, BlockMax
 from bot.search.topk import top_k
 
 if TYPE_CHECKING:
     from bot.search.index import BM25Index
 
-BLOCK_SHIFT = 5  # 32 documents per block
-# A term gets a stored row of block maxima (one byte per block) when its postings reach a
-# quarter of the blocks; shorter lists have theirs computed at query time from the postings.
-ROW_MIN_SHARE = 4
-QUANT = 255  # block maxima are stored as ceil(255 * block max / term max) in one byte
-# Relative slack on every bound: float64 sums of a few terms round by ~1e-16 relative.
-SLACK = 1e-9
 # Below this many postings the exhaustive path is already cheap: pruning would only add work.
 MIN_POSTINGS = 20_000
 # A document looked up in a postings list costs about this many postings scored (a binary
@@ -45,67 +39,6 @@ LOOKUP_COST = 16
 FIRST_BLOCKS = 32  # blocks scored in the first round; each round scores up to 4x more
 # Give up pruning (exhaustive instead) when the threshold leaves more than this share of blocks.
 MAX_SHARE = 0.4
-
-
-@dataclass(frozen=True, slots=True)
-class BlockMax:
-    """Per-term and per-block upper bounds of the BM25 saturation `tf*(k1+1)/(tf+norm)`.
-
-    `term_max[t]` is term t's largest saturation; `rows[t]` is its row in `maxima` (or -1
-    when its postings are short, see ROW_MIN_DF), where `maxima[row, b]` is the quantised
-    bound of block b (0 where the term is absent). The bounds are of saturation, not score:
-    idf is derived from the postings at load, and query weights vary.
-    """
-
-    shift: int
-    term_max: np.ndarray
-    rows: np.ndarray
-    maxima: np.ndarray
-
-    NAMES = ("term_max", "block_rows", "block_max")
-
-    @classmethod
-    def build(
-        cls, indptr: np.ndarray, doc_ids: np.ndarray, sat: np.ndarray, n_docs: int
-    ) -> BlockMax:
-        shift = BLOCK_SHIFT
-        n_blocks = (n_docs >> shift) + 1
-        df = np.diff(indptr)
-        term_max = np.zeros(df.shape[0], dtype=np.float64)
-        full = np.flatnonzero(df > 0)
-        if full.size:
-            term_max[full] = np.maximum.reduceat(np.asarray(sat), indptr[full])
-        long_terms = np.flatnonzero(df >= max(1, n_blocks // ROW_MIN_SHARE))
-        rows = np.full(df.shape[0], -1, dtype=np.int32)
-        rows[long_terms] = np.arange(long_terms.shape[0], dtype=np.int32)
-        maxima = np.zeros((long_terms.shape[0], n_blocks), dtype=np.uint8)
-        for row, tid in enumerate(long_terms.tolist()):
-            start, end = int(indptr[tid]), int(indptr[tid + 1])
-            blocks, block_max = _block_maxima(doc_ids[start:end], sat[start:end], shift)
-            ratio = block_max / term_max[tid] * (QUANT * (1 + 1e-6))
-            maxima[row, blocks] = np.minimum(np.ceil(ratio), QUANT).astype(np.uint8)
-        return cls(shift, term_max, rows, maxima)
-
-    def arrays(self) -> dict[str, np.ndarray]:
-        """What `BM25Index.save` writes (the block size is implied by the row length)."""
-        return dict(zip(self.NAMES, (self.term_max, self.rows, self.maxima), strict=True))
-
-    @classmethod
-    def from_arrays(cls, arrays: dict[str, np.ndarray], n_docs: int) -> BlockMax | None:
-        """The saved bounds, or None when they do not fit an index of `n_docs` documents."""
-        term_max, rows, maxima = (arrays[name] for name in cls.NAMES)
-        n_blocks = (n_docs >> BLOCK_SHIFT) + 1
-        if maxima.ndim != 2 or maxima.shape[1] != n_blocks or rows.shape != term_max.shape:
-            return None
-        return cls(BLOCK_SHIFT, term_max, rows, maxima)
-
-
-def _block_maxima(docs: np.ndarray, sat: np.ndarray, shift: int) -> tuple[np.ndarray, np.ndarray]:
-    """(blocks, largest saturation in each) of one postings list (doc ids ascending)."""
-    block = np.asarray(docs) >> shift
-    first = np.flatnonzero(np.diff(block)) + 1
-    first = np.concatenate([np.zeros(1, dtype=first.dtype), first])
-    return block[first], np.maximum.reduceat(np.asarray(sat), first)
 
 
 class _Query:
@@ -139,12 +72,21 @@ def search_top_k(
     allowed: np.ndarray | None = None,
     *,
     exhaustive: bool = False,
+    compiled: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """`top_k(*index.score(terms, weights), k)`, restricted to `allowed` documents (a bool
     per document) when given. Pruned where that helps: the same ids and scores in the same
-    order, usually faster. `exhaustive` scores every posting: the reference."""
-    if not exhaustive:
-        found = prune(index, terms, k, weights, allowed)
+    order, usually faster; by the compiled kernel once it is loaded (`bot.search.kernel`),
+    else (or with `compiled=False`) by numpy. `exhaustive` scores every posting: the
+    reference."""
+    query = None if exhaustive or k <= 0 else _query(index, terms, weights)
+    if query is not None:
+        run = kernel.compiled() if compiled else None
+        found = (
+            prune(query, index.block_max, k, allowed)
+            if run is None
+            else _compiled(run, query, index.block_max, k, allowed)
+        )
         if found is not None:
             return found
     ids, scores = index.score(terms, weights)
@@ -175,22 +117,48 @@ def _query(
     return _Query(index, starts, ends, tids, ws) if tids else None
 
 
+def _compiled(
+    run: kernel.Kernel, query: _Query, bounds: BlockMax, k: int, allowed: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The compiled traversal over the same arrays (None for arrays of other types, which
+    would make numba compile a new version in the middle of a query)."""
+    if (
+        query.doc_ids.dtype != np.int32
+        or query.sat.dtype != np.float64
+        or bounds.maxima.dtype != np.uint8
+    ):
+        return None
+    tids = query.tids
+    unit = query.idf * query.weights * bounds.term_max[tids] * ((1 + SLACK) / QUANT)
+    rows = np.asarray(bounds.rows[tids], dtype=np.int32)
+    terms = (query.starts, query.ends, query.idf, query.weights, unit, rows)
+    mask = np.zeros(0, np.bool_) if allowed is None else np.asarray(allowed, dtype=np.bool_)
+    return run(
+        kernel.readonly(query.doc_ids),
+        kernel.readonly(query.sat),
+        terms,
+        kernel.readonly(bounds.maxima),
+        bounds.shift,
+        k,
+        FIRST_BLOCKS // 2,
+        mask,
+        allowed is not None,
+    )
+
+
 def prune(
-    index: BM25Index,
-    terms: Sequence[str],
+    query: _Query,
+    bounds: BlockMax,
     k: int,
-    weights: Sequence[float] | None = None,
     allowed: np.ndarray | None = None,
     *,
     min_postings: int = MIN_POSTINGS,
     max_share: float = MAX_SHARE,
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """The pruned traversal, or None where it cannot help (the caller then scores it all):
+    """The numpy traversal, or None where it cannot help (the caller then scores it all):
     fewer than `min_postings` postings, or more than `max_share` of the blocks to score."""
-    query = _query(index, terms, weights)
-    if query is None or k <= 0 or query.postings < min_postings:
+    if query.postings < min_postings:
         return None
-    bounds = index.block_max
     ub = _upper_bounds(query, bounds)
     term_ub = query.idf * query.weights * bounds.term_max[query.tids] * (1 + SLACK)
     done = np.zeros(ub.shape[0], dtype=bool)

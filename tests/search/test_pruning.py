@@ -1,23 +1,27 @@
-"""Pruned top-k (`bot.search.pruning`) against the exhaustive reference: the same ids, the same
-scores to the bit, the same order, on many random queries; and it really skips work.
+"""Pruned top-k against the exhaustive reference: the same ids, the same scores to the bit,
+the same order, on many random queries; and it really skips work. Both traversals are checked:
+the compiled kernel (`bot.search.blockmax_kernel`, numba) and the numpy one
+(`bot.search.pruning.prune`), each called directly so a fallback cannot hide a wrong answer.
 
-The pruned path is forced (`min_postings=0, max_share=1.0`) and must not fall back: on these
-small corpora the default thresholds would send every query to the exhaustive path, and a
-test comparing the reference with itself could not fail.
+The numpy traversal is forced (`min_postings=0, max_share=1.0`) and must not fall back: on
+these small corpora the default thresholds would send every query to the exhaustive path, and
+a test comparing the reference with itself could not fail.
 """
 
 from __future__ import annotations
 
 import json
 import random
+import sys
 
 import numpy as np
 import pytest
 
-from bot.search import pruning
+from bot.search import kernel, pruning
 from bot.search.analyzer import Analyzer
+from bot.search.blockmax import BLOCK_SHIFT, QUANT, SLACK, BlockMax
 from bot.search.index import BM25Index
-from bot.search.pruning import BlockMax, prune, search_top_k
+from bot.search.pruning import prune, search_top_k
 from tests.conftest import ICML, TEST_DATA
 
 FORCE = {"min_postings": 0, "max_share": 1.0}
@@ -49,6 +53,32 @@ def corpus() -> BM25Index:
     return BM25Index.build(docs)
 
 
+def _compiled_kernel() -> kernel.Kernel:
+    """The compiled kernel, loaded now (numba compiles it, or loads its cache)."""
+    kernel.load(wait=True)
+    run = kernel.compiled()
+    if run is None:
+        pytest.skip(f"compiled top-k kernel unavailable: {kernel.describe()}")
+    return run
+
+
+def _numpy(index, terms, k, weights=None, allowed=None):
+    query = pruning._query(index, terms, weights)
+    return None if query is None else prune(query, index.block_max, k, allowed, **FORCE)
+
+
+def _kernel(index, terms, k, weights=None, allowed=None):
+    query = pruning._query(index, terms, weights)
+    run = _compiled_kernel()
+    return None if query is None else pruning._compiled(run, query, index.block_max, k, allowed)
+
+
+@pytest.fixture(params=["numpy", "compiled"])
+def traverse(request):
+    """Each traversal, called directly: it must answer (no fallback to the reference)."""
+    return {"numpy": _numpy, "compiled": _kernel}[request.param]
+
+
 def _random_query(rng: random.Random, vocab: list[str]) -> list[str]:
     terms = [rng.choice(vocab) for _ in range(rng.randint(1, 8))]
     if rng.random() < 0.3:
@@ -63,16 +93,16 @@ def _assert_same(got: tuple[np.ndarray, np.ndarray], want: tuple[np.ndarray, np.
     assert got[1].tolist() == want[1].tolist()  # bit-identical floats, not approximately
 
 
-def _check(index: BM25Index, terms: list[str], k: int, weights=None, allowed=None):
-    """The forced pruned answer, which must exist and equal the exhaustive one."""
-    got = prune(index, terms, k, weights, allowed, **FORCE)
+def _check(traverse, index: BM25Index, terms: list[str], k: int, weights=None, allowed=None):
+    """The traversal's answer, which must exist and equal the exhaustive one."""
+    got = traverse(index, terms, k, weights, allowed)
     assert got is not None, terms
     _assert_same(got, search_top_k(index, terms, k, weights, allowed, exhaustive=True))
     return got
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_pruned_equals_exhaustive_on_random_queries(corpus, seed):
+def test_pruned_equals_exhaustive_on_random_queries(corpus, traverse, seed):
     """Random terms (repeats, unknown words), k from 1 to beyond the matches, sometimes
     query weights (expansion), sometimes a filter mask of 1% to 90% of the papers."""
     index = corpus
@@ -86,37 +116,37 @@ def test_pruned_equals_exhaustive_on_random_queries(corpus, seed):
         if rng.random() < 0.4:
             share = rng.choice([0.01, 0.2, 0.9])
             allowed = np.random.default_rng(rng.randrange(1 << 30)).random(index.n_docs) < share
-        got = _check(index, terms, k, weights, allowed)
+        got = _check(traverse, index, terms, k, weights, allowed)
         if allowed is not None:
             assert allowed[got[0]].all()
         _assert_same(search_top_k(index, terms, k, weights, allowed), got)
 
 
-def test_single_frequent_terms_and_k_beyond_the_matches(corpus):
+def test_single_frequent_terms_and_k_beyond_the_matches(corpus, traverse):
     index = corpus
     by_df = sorted(index.vocab, key=index.doc_freq)
     for term in by_df[-20:] + by_df[:20]:
         for k in (1, 10, index.doc_freq(term), index.doc_freq(term) + 5):
-            _check(index, [term], k)
+            _check(traverse, index, [term], k)
     rare = by_df[0]
-    assert _check(index, [rare], 100)[0].shape[0] == index.doc_freq(rare)
+    assert _check(traverse, index, [rare], 100)[0].shape[0] == index.doc_freq(rare)
 
 
-def test_ties_keep_corpus_order():
+def test_ties_keep_corpus_order(traverse):
     # Eight identical papers in every block, and copies across blocks: many exact ties.
     base = [["graph", "neural", "network"], ["graph", "kernel"], ["neural", "network"]]
     docs = [list(base[i % 3]) for i in range(600)] + [["graph", "graph", "kernel"]] * 50
     index = BM25Index.build(docs)
     for terms in (["graph"], ["neural", "network"], ["graph", "kernel", "graph"], ["kernel"]):
         for k in (1, 5, 10, 33, 100, 1000):
-            ids, scores = _check(index, terms, k)
+            ids, scores = _check(traverse, index, terms, k)
             # Equal scores come in corpus order.
             same = scores[1:] == scores[:-1]
             assert (ids[1:][same] > ids[:-1][same]).all()
 
 
 def test_pruning_skips_blocks_and_finds_the_best(corpus, monkeypatch):
-    """Fails if the traversal scores every block (pruning wired off) or stops too early."""
+    """Fails if the numpy traversal scores every block (pruning wired off) or stops too early."""
     index = corpus
     scored: list[int] = []
     real = pruning._score_blocks
@@ -126,31 +156,102 @@ def test_pruning_skips_blocks_and_finds_the_best(corpus, monkeypatch):
         return real(query, blocks, shift)
 
     monkeypatch.setattr(pruning, "_score_blocks", counting)
+    skipped = 0
+    for terms in _skippable(index):
+        scored.clear()
+        _check(_numpy, index, terms, 10)
+        skipped += _blocks_with_postings(index, terms) - sum(scored)
+        assert sum(scored) <= _blocks_with_postings(index, terms)
+    assert skipped > 0
+
+
+def test_kernel_skips_blocks_and_finds_the_best(corpus, monkeypatch):
+    """The same for the compiled kernel: its driver (`block_max_top_k`) run as Python, the
+    blocks it scores counted, each scored by the compiled code."""
+    from bot.search import blockmax_kernel
+
+    run = _compiled_kernel()
+    scored: list[int] = []
+    real = blockmax_kernel._score_into
+
+    def counting(*args):
+        scored.append(args[5])
+        return real(*args)
+
+    monkeypatch.setattr(blockmax_kernel, "_score_into", counting)
+    index = corpus
+    skipped = 0
+    for terms in _skippable(index):
+        scored.clear()
+        query = pruning._query(index, terms, None)
+        got = pruning._compiled(run.py_func, query, index.block_max, 10, None)
+        _assert_same(got, search_top_k(index, terms, 10, exhaustive=True))
+        assert len(scored) == len(set(scored))  # no block scored twice
+        skipped += _blocks_with_postings(index, terms) - len(scored)
+    assert skipped > 0
+
+
+def _skippable(index: BM25Index) -> list[list[str]]:
     by_df = sorted(index.vocab, key=index.doc_freq)
     common, rare = by_df[-1], by_df[len(by_df) // 2]
-    skipped = 0
-    for terms in ([common, rare], [common], [by_df[-2], by_df[-3], rare]):
-        scored.clear()
-        _check(index, terms, 10)
-        with_postings = {int(d) >> pruning.BLOCK_SHIFT for t in terms for d in index.postings(t)[0]}
-        assert sum(scored) <= len(with_postings)
-        skipped += len(with_postings) - sum(scored)
-    assert skipped > 0
+    return [[common, rare], [common], [by_df[-2], by_df[-3], rare]]
+
+
+def _blocks_with_postings(index: BM25Index, terms: list[str]) -> int:
+    return len({int(d) >> BLOCK_SHIFT for t in terms for d in index.postings(t)[0]})
 
 
 def test_fallbacks_still_answer_exactly(corpus):
     index = corpus
     terms = [max(index.vocab, key=index.doc_freq)]
     # A negative weight breaks every bound: no pruning, the exhaustive answer.
-    assert prune(index, terms, 10, [-1.0], **FORCE) is None
+    assert pruning._query(index, terms, [-1.0]) is None
     exhaustive = search_top_k(index, terms, 10, [-1.0], exhaustive=True)
     _assert_same(search_top_k(index, terms, 10, [-1.0]), exhaustive)
-    assert prune(index, ["zzz-not-a-word"], 10, **FORCE) is None
+    assert pruning._query(index, ["zzz-not-a-word"], None) is None
     assert search_top_k(index, ["zzz-not-a-word"], 10)[0].size == 0
-    assert prune(index, terms, 10, max_share=0.0) is None
+    query = pruning._query(index, terms, None)
+    assert prune(query, index.block_max, 10, max_share=0.0) is None
+    assert search_top_k(index, terms, 0)[0].size == 0
 
 
-def test_block_bounds_hold_and_survive_a_save(corpus, tmp_path):
+def test_search_top_k_takes_the_kernel_once_loaded(corpus, monkeypatch):
+    """Until the kernel is ready queries take the numpy traversal; then the kernel. Same
+    answers either way."""
+    index = corpus
+    run = _compiled_kernel()
+    calls: list[int] = []
+
+    def spy(*args):
+        calls.append(args[5])
+        return run(*args)
+
+    terms = sorted(index.vocab, key=index.doc_freq)[-3:]
+    want = search_top_k(index, terms, 10, exhaustive=True)
+    monkeypatch.setattr(kernel, "compiled", lambda: None)
+    _assert_same(search_top_k(index, terms, 10), want)
+    monkeypatch.setattr(kernel, "compiled", lambda: spy)
+    _assert_same(search_top_k(index, terms, 10), want)
+    assert calls == [10]
+
+
+def test_kernel_load_falls_back_to_numpy(monkeypatch):
+    """Without numba (or when turned off) the loader says why and queries keep numpy's."""
+    monkeypatch.setitem(sys.modules, "bot.search.blockmax_kernel", None)
+    loader = kernel._Loader()
+    loader.start()
+    assert loader.done.wait(30)
+    assert loader.kernel is None
+    assert "numba is not installed" in (loader.error or "")
+    monkeypatch.setenv(kernel.ENV, "numpy")
+    off = kernel._Loader()
+    off.start()
+    assert off.done.is_set()
+    assert off.kernel is None
+    assert "turned off" in (off.error or "")
+
+
+def test_block_bounds_hold_and_survive_a_save(corpus, traverse, tmp_path):
     index = corpus
     bounds = index.block_max
     # Every posting's saturation is within its term's bound and its block's stored bound.
@@ -162,27 +263,31 @@ def test_block_bounds_hold_and_survive_a_save(corpus, tmp_path):
         row = int(bounds.rows[tid])
         if row >= 0:
             blocks = np.asarray(index.doc_ids[start:end]) >> bounds.shift
-            stored = bounds.maxima[row, blocks] * (bounds.term_max[tid] / pruning.QUANT)
-            assert (sat <= stored * (1 + pruning.SLACK)).all()
+            stored = bounds.maxima[row, blocks] * (bounds.term_max[tid] / QUANT)
+            assert (sat <= stored * (1 + SLACK)).all()
+            # 0 only where the term is absent (the kernel skips those blocks unprobed).
+            present = np.zeros(bounds.maxima.shape[1], bool)
+            present[blocks] = True
+            assert ((bounds.maxima[row] > 0) == present).all()
     assert (bounds.rows >= 0).any(), "no term long enough for a stored row: test corpus too small"
     index.save(tmp_path / "idx", {"corpus": "c"})
     loaded = BM25Index.load(tmp_path / "idx", {"corpus": "c"}, mmap=True)
     for name, values in bounds.arrays().items():
         np.testing.assert_array_equal(loaded.block_max.arrays()[name], values, err_msg=name)
     terms = sorted(index.vocab, key=index.doc_freq)[-3:]
-    _assert_same(_check(loaded, terms, 10), _check(index, terms, 10))
+    _assert_same(_check(traverse, loaded, terms, 10), _check(traverse, index, terms, 10))
 
 
 def test_saved_bounds_of_another_size_are_refused():
     index = BM25Index.build([["a", "b"], ["b"]] * 40)
     arrays = index.block_max.arrays()
     assert BlockMax.from_arrays(arrays, index.n_docs) is not None
-    assert BlockMax.from_arrays(arrays, index.n_docs + (1 << pruning.BLOCK_SHIFT)) is None
+    assert BlockMax.from_arrays(arrays, index.n_docs + (1 << BLOCK_SHIFT)) is None
 
 
 def test_maxscore_lookups_equal_exhaustive(corpus, monkeypatch):
-    """The second way on (documents holding an essential term, looked up term by term),
-    taken whenever it applies: same answers as the exhaustive path."""
+    """The numpy traversal's second way on (documents holding an essential term, looked up
+    term by term), taken whenever it applies: same answers as the exhaustive path."""
     index = corpus
     monkeypatch.setattr(pruning, "LOOKUP_COST", 0)
     looked_up: list[int] = []
@@ -198,5 +303,5 @@ def test_maxscore_lookups_equal_exhaustive(corpus, monkeypatch):
     for _ in range(300):
         terms = _random_query(rng, vocab)
         weights = [rng.choice([1.0, 0.5, 2.0]) for _ in terms] if rng.random() < 0.3 else None
-        _check(index, terms, rng.choice([1, 10, 30]), weights)
+        _check(_numpy, index, terms, rng.choice([1, 10, 30]), weights)
     assert len(looked_up) >= 30

@@ -1,0 +1,110 @@
+"""The compiled top-k traversal (`bot.search.blockmax_kernel`, numba), loaded off the start-up
+path, and the numpy traversal until it is ready or wherever numba is not installed.
+
+numba is an optional extra (`pip install -e ".[fast]"`): importing it and compiling the kernel
+(or loading the machine code numba caches next to the module, else in the user's cache
+folder) takes from ~1 s (cached) to tens of seconds (first compile on a busy machine), more
+than the bot's whole start-up budget. So nothing here runs at import: the first pruned query
+starts a background thread that loads the kernel, and queries take the numpy path until it is
+ready. `load(wait=True)` is for callers that want the kernel now (benchmarks, tests).
+Both paths return the same ids and scores, bit for bit (tests/search/test_pruning.py).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import threading
+from collections.abc import Callable
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+# "numpy" turns the compiled kernel off (a process that must not compile, or a comparison).
+ENV = "PAPERBOT_TOPK_KERNEL"
+
+Kernel = Callable[..., tuple[np.ndarray, np.ndarray]]
+
+
+class _Loader:
+    """One background load per process; `kernel` is set once it answers."""
+
+    def __init__(self) -> None:
+        self.kernel: Kernel | None = None
+        self.done = threading.Event()
+        self.error: str | None = None
+        self._lock = threading.Lock()
+        self._started = False
+
+    def start(self) -> None:
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
+        if os.environ.get(ENV, "").lower() == "numpy":
+            self.error = f"turned off ({ENV}=numpy)"
+            self.done.set()
+            return
+        threading.Thread(target=self._run, name="topk-kernel", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            blockmax_kernel = importlib.import_module("bot.search.blockmax_kernel")
+        except ImportError as exc:  # numba is an optional extra
+            self.error = f"numba is not installed ({exc})"
+        except (RuntimeError, OSError) as exc:  # e.g. no writable cache folder for numba
+            self.error = f"cannot load ({exc})"
+            log.warning("compiled top-k kernel unavailable, numpy traversal kept: %s", exc)
+        else:
+            _warm(blockmax_kernel.block_max_top_k)
+            self.kernel = blockmax_kernel.block_max_top_k
+            log.info("compiled top-k kernel ready")
+        self.done.set()
+
+
+def _warm(kernel: Kernel) -> None:
+    """Compile (or load from numba's cache) the one signature queries use: read-only index
+    arrays, int64 cursors, float64 factors, int32 rows, a bool mask."""
+    doc_ids = readonly(np.array([0, 3, 40], np.int32))
+    sat = readonly(np.ones(3, np.float64))
+    maxima = readonly(np.ones((1, 2), np.uint8))
+    ones = np.ones(1, np.float64)
+    ends = np.full(1, 3, np.int64)
+    query = (np.zeros(1, np.int64), ends, ones, ones, ones, np.zeros(1, np.int32))
+    kernel(doc_ids, sat, query, maxima, 5, 2, 16, np.ones(41, np.bool_), False)
+
+
+def readonly(values: np.ndarray) -> np.ndarray:
+    """A read-only plain view: saved indexes are memory-mapped read-only, built ones are not,
+    and numba compiles one version per flavour; this way both share one."""
+    view = np.asarray(values).view()
+    view.flags.writeable = False
+    return view
+
+
+_LOADER = _Loader()
+
+
+def compiled() -> Kernel | None:
+    """The kernel if it is ready; else None (and its load starts in the background)."""
+    if _LOADER.kernel is None:
+        _LOADER.start()
+    return _LOADER.kernel
+
+
+def load(wait: bool = True, timeout: float | None = None) -> str:
+    """Start loading the kernel; with `wait`, until it is ready or cannot be. A description
+    of the traversal that queries take (for logs and benchmark reports)."""
+    _LOADER.start()
+    if wait:
+        _LOADER.done.wait(timeout)
+    return describe()
+
+
+def describe() -> str:
+    if _LOADER.kernel is not None:
+        return "compiled kernel (numba)"
+    reason = _LOADER.error or "still loading"
+    return f"numpy traversal (compiled kernel: {reason})"
