@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from bot.search.blockmax import SLACK
+from bot.search.blockmax import QUANT, SLACK
 
 
 @njit(cache=True, nogil=True)
@@ -229,9 +229,14 @@ def _score_into(
 def block_max_top_k(
     doc_ids: Any,
     sat: Any,
-    query: Any,
+    indptr: Any,
+    idf: Any,
+    term_max: Any,
+    rows: Any,
     maxima: Any,
     shift: int,
+    tids: Any,
+    weights: Any,
     k: int,
     seeds: int,
     allowed: Any,
@@ -239,13 +244,18 @@ def block_max_top_k(
 ) -> tuple[Any, Any]:
     """(ids, scores) of the k best documents, best first, equal scores in corpus order.
 
-    `query` is (starts, ends, idf, weights, unit), one entry per query term occurrence in
-    query order: its postings are doc_ids/sat[starts[i]:ends[i]]; a stored row of block
-    maxima `maxima[rows[i]]` (rows[i] >= 0) times `unit[i]` bounds its contribution per block.
-    The `seeds` best-bounded blocks are scored first, so the k-th best score (the threshold)
-    starts high; then every other block in id order, unless its bound is below the threshold.
+    The index's arrays (`BM25Index`, `BlockMax`), then the query: one entry per query term
+    occurrence in query order (`tids`, `weights`). A term's postings are
+    doc_ids/sat[indptr[t]:indptr[t + 1]]; a stored row of block maxima (rows[t] >= 0) bounds
+    its saturation per block. The `seeds` best-bounded blocks are scored first, then rounds of
+    4x more while many blocks could still hold a winner, then the rest in id order, each
+    unless its bound is below the k-th best score so far.
     """
-    starts, ends = query[0], query[1]
+    picked = idf[tids]
+    unit = picked * weights * term_max[tids] * ((1 + SLACK) / QUANT)
+    starts = indptr[tids]
+    ends = indptr[tids + 1]
+    query = (starts, ends, picked, weights, unit, rows[tids])
     total = 0
     for i in range(starts.shape[0]):
         total += ends[i] - starts[i]

@@ -64,16 +64,26 @@ class _Loader:
         self.done.set()
 
 
-def _warm(kernel: Kernel) -> None:
-    """Compile (or load from numba's cache) the one signature queries use: read-only index
-    arrays, int64 cursors, float64 factors, int32 rows, a bool mask."""
-    doc_ids = readonly(np.array([0, 3, 40], np.int32))
-    sat = readonly(np.ones(3, np.float64))
-    maxima = readonly(np.ones((1, 2), np.uint8))
-    ones = np.ones(1, np.float64)
-    ends = np.full(1, 3, np.int64)
-    query = (np.zeros(1, np.int64), ends, ones, ones, ones, np.zeros(1, np.int32))
-    kernel(doc_ids, sat, query, maxima, 5, 2, 16, np.ones(41, np.bool_), False)
+# The index arrays the kernel reads (doc ids, saturations, indptr, idf, term maxima, block
+# rows, block maxima): other types would make numba compile another version mid-query.
+DTYPES = tuple(
+    np.dtype(t)
+    for t in (np.int32, np.float64, np.int64, np.float64, np.float64, np.int32, np.uint8)
+)
+
+
+def _warm(run: Kernel) -> None:
+    """Compile (or load from numba's cache) the one signature queries use: the index arrays
+    read-only (as a memory-mapped index has them), int64 term ids, float64 weights."""
+    doc_ids = np.array([0, 3, 40], np.int32)
+    sat = np.ones(3, np.float64)
+    indptr = np.array([0, 3], np.int64)
+    one = np.ones(1, np.float64)
+    rows = np.zeros(1, np.int32)
+    maxima = np.ones((1, 2), np.uint8)
+    arrays = [readonly(a) for a in (doc_ids, sat, indptr, one, one, rows, maxima)]
+    tids = np.zeros(1, np.int64)
+    run(*arrays, 5, tids, one.copy(), 2, 16, readonly(np.ones(41, np.bool_)), True)
 
 
 def readonly(values: np.ndarray) -> np.ndarray:

@@ -45,19 +45,12 @@ class _Query:
     """A query's terms found in the index, as arrays: one entry per term occurrence, in
     query order (a repeated term counts again, as in `score`)."""
 
-    def __init__(
-        self,
-        index: BM25Index,
-        starts: list[int],
-        ends: list[int],
-        tids: list[int],
-        weights: list[float],
-    ) -> None:
+    def __init__(self, index: BM25Index, tids: list[int], weights: list[float]) -> None:
         self.doc_ids = np.asarray(index.doc_ids)  # plain views: memmap slicing costs extra
         self.sat = np.asarray(index.sat)
-        self.starts = np.array(starts, dtype=np.int64)
-        self.ends = np.array(ends, dtype=np.int64)
         self.tids = np.array(tids, dtype=np.int64)
+        self.starts = np.asarray(index.indptr[self.tids], dtype=np.int64)
+        self.ends = np.asarray(index.indptr[self.tids + 1], dtype=np.int64)
         self.idf = index.idf[self.tids]
         self.weights = np.array(weights, dtype=np.float64)
         self.weighted = bool((self.weights != 1.0).any())
@@ -79,13 +72,13 @@ def search_top_k(
     order, usually faster; by the compiled kernel once it is loaded (`bot.search.kernel`),
     else (or with `compiled=False`) by numpy. `exhaustive` scores every posting: the
     reference."""
-    query = None if exhaustive or k <= 0 else _query(index, terms, weights)
-    if query is not None:
+    known = None if exhaustive or k <= 0 else _terms(index, terms, weights)
+    if known is not None:
         run = kernel.compiled() if compiled else None
         found = (
-            prune(query, index.block_max, k, allowed)
+            prune(_Query(index, *known), index.block_max, k, allowed)
             if run is None
-            else _compiled(run, query, index.block_max, k, allowed)
+            else _compiled(run, index, *known, k, allowed)
         )
         if found is not None:
             return found
@@ -96,52 +89,63 @@ def search_top_k(
     return top_k(ids, scores, k)
 
 
-def _query(
+def _terms(
     index: BM25Index, terms: Sequence[str], weights: Sequence[float] | None
-) -> _Query | None:
-    starts, ends, tids, ws = [], [], [], []
-    indptr = index.indptr
+) -> tuple[list[int], list[float]] | None:
+    """(term ids, weights) of the query terms in the index, in query order; None when there
+    are none, or a negative weight (it breaks every upper bound: exhaustive scoring)."""
+    tids, ws = [], []
+    vocab = index.vocab
     for i, term in enumerate(terms):
-        tid = index.vocab.get(term)
+        tid = vocab.get(term)
         if tid is None:
             continue
         weight = 1.0 if weights is None else float(weights[i])
         if weight < 0:
-            return None  # a negative weight breaks every upper bound
-        start, end = int(indptr[tid]), int(indptr[tid + 1])
-        if start < end:
-            starts.append(start)
-            ends.append(end)
-            tids.append(tid)
-            ws.append(weight)
-    return _Query(index, starts, ends, tids, ws) if tids else None
+            return None
+        tids.append(tid)
+        ws.append(weight)
+    return (tids, ws) if tids else None
+
+
+def _query(
+    index: BM25Index, terms: Sequence[str], weights: Sequence[float] | None
+) -> _Query | None:
+    found = _terms(index, terms, weights)
+    return None if found is None else _Query(index, *found)
 
 
 def _compiled(
-    run: kernel.Kernel, query: _Query, bounds: BlockMax, k: int, allowed: np.ndarray | None
+    run: kernel.Kernel,
+    index: BM25Index,
+    tids: list[int],
+    weights: list[float],
+    k: int,
+    allowed: np.ndarray | None,
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """The compiled traversal over the same arrays (None for arrays of other types, which
-    would make numba compile a new version in the middle of a query)."""
-    if (
-        query.doc_ids.dtype != np.int32
-        or query.sat.dtype != np.float64
-        or bounds.maxima.dtype != np.uint8
-    ):
+    """The compiled traversal over the index's arrays; None for arrays of other types (numba
+    would compile a new version in the middle of a query), then numpy's."""
+    bounds = index.block_max
+    arrays = (
+        index.doc_ids,
+        index.sat,
+        index.indptr,
+        index.idf,
+        bounds.term_max,
+        bounds.rows,
+        bounds.maxima,
+    )
+    if tuple(a.dtype for a in arrays) != kernel.DTYPES:
         return None
-    tids = query.tids
-    unit = query.idf * query.weights * bounds.term_max[tids] * ((1 + SLACK) / QUANT)
-    rows = np.asarray(bounds.rows[tids], dtype=np.int32)
-    terms = (query.starts, query.ends, query.idf, query.weights, unit, rows)
     mask = np.zeros(0, np.bool_) if allowed is None else np.asarray(allowed, dtype=np.bool_)
     return run(
-        kernel.readonly(query.doc_ids),
-        kernel.readonly(query.sat),
-        terms,
-        kernel.readonly(bounds.maxima),
+        *map(kernel.readonly, arrays),
         bounds.shift,
+        np.array(tids, dtype=np.int64),
+        np.array(weights, dtype=np.float64),
         k,
         FIRST_BLOCKS // 2,
-        mask,
+        kernel.readonly(mask),
         allowed is not None,
     )
 

@@ -67,10 +67,10 @@ def _numpy(index, terms, k, weights=None, allowed=None):
     return None if query is None else prune(query, index.block_max, k, allowed, **FORCE)
 
 
-def _kernel(index, terms, k, weights=None, allowed=None):
-    query = pruning._query(index, terms, weights)
-    run = _compiled_kernel()
-    return None if query is None else pruning._compiled(run, query, index.block_max, k, allowed)
+def _kernel(index, terms, k, weights=None, allowed=None, run=None):
+    found = pruning._terms(index, terms, weights)
+    run = run or _compiled_kernel()
+    return None if found is None else pruning._compiled(run, index, *found, k, allowed)
 
 
 @pytest.fixture(params=["numpy", "compiled"])
@@ -183,9 +183,7 @@ def test_kernel_skips_blocks_and_finds_the_best(corpus, monkeypatch):
     skipped = 0
     for terms in _skippable(index):
         scored.clear()
-        query = pruning._query(index, terms, None)
-        got = pruning._compiled(run.py_func, query, index.block_max, 10, None)
-        _assert_same(got, search_top_k(index, terms, 10, exhaustive=True))
+        _check(lambda *a: _kernel(*a, run=run.py_func), index, terms, 10)
         assert len(scored) == len(set(scored))  # no block scored twice
         skipped += _blocks_with_postings(index, terms) - len(scored)
     assert skipped > 0
@@ -223,7 +221,7 @@ def test_search_top_k_takes_the_kernel_once_loaded(corpus, monkeypatch):
     calls: list[int] = []
 
     def spy(*args):
-        calls.append(args[5])
+        calls.append(args[10])  # k
         return run(*args)
 
     terms = sorted(index.vocab, key=index.doc_freq)[-3:]
