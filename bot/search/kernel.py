@@ -16,9 +16,14 @@ import importlib
 import logging
 import os
 import threading
+import weakref
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from bot.search.index import BM25Index
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +89,27 @@ def _warm(run: Kernel) -> None:
     arrays = [readonly(a) for a in (doc_ids, sat, indptr, one, one, rows, maxima)]
     tids = np.zeros(1, np.int64)
     run(*arrays, 5, tids, one.copy(), 2, 16, readonly(np.ones(41, np.bool_)), True)
+
+
+# The last index's arrays as the kernel takes them: making seven read-only views costs more
+# than a short query. Dropped with the index (a reload makes a new one).
+_ARRAYS: dict[int, tuple[np.ndarray, ...]] = {}
+
+
+def arrays_of(index: BM25Index) -> tuple[np.ndarray, ...] | None:
+    """The index's arrays the kernel reads, read-only, or None if of other types."""
+    found = _ARRAYS.get(id(index))
+    if found is None:
+        bounds = index.block_max
+        names = ("doc_ids", "sat", "indptr", "idf")
+        arrays = [getattr(index, name) for name in names]
+        arrays += [bounds.term_max, bounds.rows, bounds.maxima]
+        if tuple(a.dtype for a in arrays) != DTYPES:
+            return None
+        found = tuple(map(readonly, arrays))
+        _ARRAYS[id(index)] = found
+        weakref.finalize(index, _ARRAYS.pop, id(index), None)
+    return found
 
 
 def readonly(values: np.ndarray) -> np.ndarray:

@@ -125,22 +125,13 @@ def _compiled(
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """The compiled traversal over the index's arrays; None for arrays of other types (numba
     would compile a new version in the middle of a query), then numpy's."""
-    bounds = index.block_max
-    arrays = (
-        index.doc_ids,
-        index.sat,
-        index.indptr,
-        index.idf,
-        bounds.term_max,
-        bounds.rows,
-        bounds.maxima,
-    )
-    if tuple(a.dtype for a in arrays) != kernel.DTYPES:
+    arrays = kernel.arrays_of(index)
+    if arrays is None:
         return None
     mask = np.zeros(0, np.bool_) if allowed is None else np.asarray(allowed, dtype=np.bool_)
     return run(
-        *map(kernel.readonly, arrays),
-        bounds.shift,
+        *arrays,
+        index.block_max.shift,
         np.array(tids, dtype=np.int64),
         np.array(weights, dtype=np.float64),
         k,
