@@ -10,11 +10,12 @@ calls per query, about all of bm25s's query time at 100k papers. Here a query co
 microseconds of dispatch, one pass over its terms' block bounds, and the blocks it scores.
 
 How: every block of 32 documents gets the query's bound there (`_block_bounds`). Rounds
-score the best-bounded blocks first (16, then 4x more per round) so the k-th best score, the
-threshold, is high early; then one sweep in id order scores the blocks whose bound still
-reaches it. Inside a block each term's postings are found from a guess of where the block
-starts in them (ids are spread evenly), and a term whose stored block maximum is 0 is absent
-there (no probe at all): each probe is a likely cache miss, the main cost left.
+score the best-bounded blocks first (about 16, then 4x more per round, found from a count of
+blocks per bound level) so the k-th best score, the threshold, is high early; then one sweep
+in id order scores the blocks whose bound still reaches it. Inside a block each term's
+postings are found from a guess of where the block starts in them (ids are spread evenly),
+and a term whose stored block maximum is 0 is absent there (no probe at all): each probe is a
+likely cache miss, the main cost left.
 
 Exactness, as the numpy path: a document's score is summed term by term in query order from
 0.0 with the exhaustive path's float64 operations (sat × idf, × weight), so it is the same to
@@ -30,6 +31,10 @@ import numpy as np
 from numba import njit
 
 from bot.search.blockmax import QUANT, SLACK
+
+# Bound levels: blocks are counted per level once, so each round's floor (the bound that takes
+# about the next `batch` blocks) is found without sorting or partitioning the blocks.
+LEVELS = 256
 
 
 @njit(cache=True, nogil=True)
@@ -266,20 +271,31 @@ def block_max_top_k(
         return _sorted(ids, scores, 0)
     bounds = _block_bounds(doc_ids, sat, query, 1 + SLACK, maxima, shift)
     n_blocks = bounds.shape[0]
-    done = bounds <= 0  # no posting there
+    # Blocks by bound in LEVELS buckets: how high a floor takes about n blocks, in one pass.
+    top = bounds.max()
+    if top <= 0.0:
+        return _sorted(ids, scores, 0)
+    per_level = LEVELS / top
+    above = np.zeros(LEVELS + 2, np.int64)  # above[j]: blocks in levels >= j
+    for b in range(n_blocks):
+        if bounds[b] > 0.0:
+            above[int(bounds[b] * per_level)] += 1
+    for j in range(LEVELS - 1, -1, -1):
+        above[j] += above[j + 1]
+    done = np.zeros(n_blocks, np.bool_)
     acc = np.empty(1 << shift, np.float64)
     size = 0
+    taken = 0
     batch = seeds
-    while True:
-        # A round: the `batch` best-bounded blocks not scored yet, in id order (cursors).
-        open_ = np.where(done, -1.0, bounds)
-        batch = min(batch, n_blocks)
-        floor = max(np.partition(open_, n_blocks - batch)[n_blocks - batch], 0.0)
-        last = batch == n_blocks or floor <= 0.0
+    level = LEVELS + 1
+    while level > 0:
+        # A round: the blocks of the next levels down, about `batch` of them, in id order.
+        while level > 0 and above[level] - taken < batch:
+            level -= 1
+        floor = level / per_level if level > 0 else 0.0
         cur = starts.copy()
-        taken = 0
         for b in range(n_blocks):
-            if done[b] or taken == batch or bounds[b] < floor:
+            if done[b] or bounds[b] < floor or bounds[b] <= 0.0:
                 continue
             done[b] = True
             taken += 1
@@ -288,19 +304,17 @@ def block_max_top_k(
             size = _score_into(
                 doc_ids, sat, query, maxima, cur, b, acc, ids, scores, size, allowed, masked
             )
-        if last:
-            break
-        # Blocks left that could still hold a winner: few, then sweep them; else a round 4x.
-        left = 0
-        for b in range(n_blocks):
-            if not done[b] and (size < cap or bounds[b] >= scores[0]):
-                left += 1
+        if size < cap:
+            batch *= 4
+            continue
+        # Blocks left whose bound reaches the threshold: few, then one sweep in id order.
+        left = above[min(LEVELS, int(scores[0] * per_level))] - taken
         if left <= 4 * batch:
             break
         batch *= 4
     cur = starts.copy()
     for b in range(n_blocks):
-        if done[b] or (size == cap and bounds[b] < scores[0]):
+        if done[b] or bounds[b] <= 0.0 or (size == cap and bounds[b] < scores[0]):
             continue
         size = _score_into(
             doc_ids, sat, query, maxima, cur, b, acc, ids, scores, size, allowed, masked
