@@ -89,10 +89,14 @@ def page_of(result: SearchResult) -> tuple[int, int]:
 
 
 def footer_text(result: SearchResult, venue: str | None = None) -> str:
-    page, pages = page_of(result)
-    matches = "match" if result.total == 1 else "matches"
+    """ "page 2/7 · 31 matches for …", or "page 2/40+ · 200+ matches for …" when the total
+    is a lower bound (`SearchResult.total_exact`)."""
+    page = page_of(result)[0]
     where = f" in {venue}" if venue else ""
-    return f"page {page}/{pages} · {result.total} {matches} for “{result.query}”{where}"
+    return (
+        f"page {page}/{result.pages_text()} · {result.matches_text()} "
+        f"for “{result.query}”{where}"
+    )
 
 
 def hit_block(hit: Hit, budget: int) -> str:

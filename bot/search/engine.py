@@ -17,10 +17,10 @@ from bot.search.analyzer import Analyzer, raw_words
 from bot.search.columns import IdLookup
 from bot.search.corpus import LoadReport
 from bot.search.feedback import distinctive_terms, expand
+from bot.search.filtering import PlanFilters
 from bot.search.index import BM25Index, BM25Params, top_k
 from bot.search.integrity import IntegrityCheck
 from bot.search.loading import load_engine
-from bot.search.lookups import PaperLookups
 from bot.search.models import (
     BadFilter,
     EmptyQuery,
@@ -31,8 +31,9 @@ from bot.search.models import (
     SearchResult,
 )
 from bot.search.paperstore import PaperStore
-from bot.search.proximity import rescore
+from bot.search.proximity import RESCORE_DEPTH, rescore
 from bot.search.query import merge_filters, parse_query
+from bot.search.ranking import PruneLimits, saturation_floor, strongest
 from bot.search.snippets import make_snippet
 from bot.search.spelling import Speller
 from bot.search.titleindex import TitleIndex
@@ -60,7 +61,7 @@ def doc_text(paper: Paper, title_weight: int = 1) -> str:
     return " ".join(parts)
 
 
-class SearchEngine(PaperLookups):
+class SearchEngine(PlanFilters):
     def __init__(
         self,
         papers: Sequence[Paper],
@@ -107,6 +108,8 @@ class SearchEngine(PaperLookups):
         # The digest check of the saved files (`load`), and what it found damaged.
         self.integrity: IntegrityCheck | None = None
         self._damaged: str | None = None
+        # When pruned ranking is tried (tests force it on small corpora).
+        self.prune_limits = PruneLimits()
 
     @classmethod
     def load(cls, settings: Settings) -> SearchEngine:
@@ -150,29 +153,6 @@ class SearchEngine(PaperLookups):
         return self._damaged
 
     # -- search -----------------------------------------------------------------------------
-
-    def _mask(self, ids: np.ndarray, filters: Filters) -> np.ndarray:
-        keep = np.ones(ids.shape[0], dtype=bool)
-        if filters.venue:
-            keep &= np.isin(self._venue_of[ids], self.resolve_venues(filters.venue))
-        if filters.year:
-            keep &= self._year_of[ids] == filters.year
-        for author in filters.authors:
-            keep &= np.isin(ids, self.authors.docs(author))
-        return keep
-
-    def _without(self, ids: np.ndarray, excludes: Sequence[str]) -> np.ndarray:
-        """Mask of documents containing none of the excluded words (all words of a phrase)."""
-        keep = np.ones(ids.shape[0], dtype=bool)
-        for value in excludes:
-            terms = self.analyzer(value)
-            if not terms:
-                continue
-            has_all = np.ones(ids.shape[0], dtype=bool)
-            for term in set(terms):
-                has_all &= np.isin(ids, self.index.postings(term)[0])
-            keep &= ~has_all
-        return keep
 
     def _phrase_docs(self, phrases: Sequence[tuple[str, ...]]) -> np.ndarray:
         """Ascending ids of the documents holding every phrase as a run of terms.
@@ -223,12 +203,9 @@ class SearchEngine(PaperLookups):
     ) -> tuple[np.ndarray, np.ndarray]:
         """`_select`'s filters (skip, exclusions, author/venue/year) and its cut of weak
         matches, applied to the candidates `ids[keep]`."""
-        if plan.skip is not None:
-            keep &= ids != plan.skip
-        if plan.excludes:
-            keep &= self._without(ids, plan.excludes)
-        if not plan.filters.is_empty():
-            keep &= self._mask(ids, plan.filters)
+        allowed = self._allowed(plan)
+        if allowed is not None:
+            keep &= allowed[ids]
         ids, scores = ids[keep], scores[keep]
         ratio = self.settings.min_score_ratio
         if plan.terms and ratio > 0 and scores.shape[0]:
@@ -238,20 +215,28 @@ class SearchEngine(PaperLookups):
             ids, scores = ids[strong], scores[strong]
         return ids, scores
 
-    def _run(self, plan: Plan, limit: int, offset: int, *, snippets: bool = True) -> SearchResult:
+    def _run(
+        self,
+        plan: Plan,
+        limit: int,
+        offset: int,
+        *,
+        snippets: bool = True,
+        exhaustive: bool = False,
+    ) -> SearchResult:
         """Select, rank and page. Feedback terms (`plan.extra`) rank, and they are
-        highlighted only in hits that contain none of the typed terms."""
+        highlighted only in hits that contain none of the typed terms. Pruned where that
+        stays exact (`_rank`), unless `exhaustive`: every match scored, the total exact."""
         limit = max(1, min(int(limit), MAX_LIMIT))
         offset = max(0, int(offset))
-        ids, scores = self._select(plan)
-        if plan.terms and plan.skip is None:  # typed words, in order (not /similar's bag)
-            scores = rescore(self.index, plan.terms, ids, scores, self.settings.proximity_weight)
+        total, exact = 0, True
         if plan.terms:
-            best_ids, best_scores = top_k(ids, scores, offset + limit)
+            best_ids, best_scores, total, exact = self._rank(plan, offset + limit, exhaustive)
         else:
             # Nothing to rank by (`author:jordan` alone): newest first, then corpus order.
+            ids, scores = self._select(plan)
             order = np.lexsort((ids, -self._year_of[ids]))[: offset + limit]
-            best_ids, best_scores = ids[order], scores[order]
+            best_ids, best_scores, total = ids[order], scores[order], int(ids.shape[0])
         wanted = set(plan.terms)
         hits = []
         for rank, (doc, score) in enumerate(
@@ -269,12 +254,55 @@ class SearchEngine(PaperLookups):
         return SearchResult(
             query=plan.query,
             hits=hits,
-            total=int(ids.shape[0]),
+            total=total,
             offset=offset,
             limit=limit,
             terms=tuple(dict.fromkeys(plan.terms)),
             suggestion=plan.suggestion,
+            total_exact=exact,
         )
+
+    def _rank(
+        self, plan: Plan, k: int, exhaustive: bool
+    ) -> tuple[np.ndarray, np.ndarray, int, bool]:
+        """The best k matches of a plan with words (ids, scores, best first), the word-order
+        bonus added; and the number of matches, or a true lower bound of it (False).
+
+        Pruned (`bot.search.ranking`) unless the plan has phrases (their candidates are
+        few and scored alone already) or pruning cannot stay exact; then every match is
+        scored (`_select`), the reference the pruned path equals hit for hit."""
+        proximity = plan.skip is None  # typed words, in order (not /similar's bag)
+        found = None
+        if not exhaustive and not plan.phrases:
+            # The word-order bonus reorders the best RESCORE_DEPTH: all of them are needed.
+            reorders = proximity and len(plan.terms) > 1 and self.settings.proximity_weight > 0
+            depth = RESCORE_DEPTH if reorders else 0
+            found = strongest(
+                self.index,
+                [*plan.terms, *plan.extra],
+                plan.weights,
+                max(depth, k + 1),
+                self._allowed(plan),
+                self.settings.min_score_ratio,
+                floor=self._saturation_floor,
+                limits=self.prune_limits,
+            )
+        if found is None:
+            ids, scores = self._select(plan)
+            total, exact = int(ids.shape[0]), True
+        else:
+            ids, scores, total, exact = found.ids, found.scores, found.total, found.exact
+        if proximity:
+            scores = rescore(self.index, plan.terms, ids, scores, self.settings.proximity_weight)
+        best_ids, best_scores = top_k(ids, scores, k)
+        return best_ids, best_scores, total, exact
+
+    @property
+    def _saturation_floor(self) -> float:
+        found: float | None = self.__dict__.get("_floor")
+        if found is None:
+            found = self.__dict__["_floor"] = saturation_floor(self.index)
+        return found
 
     @property
     def speller(self) -> Speller:
@@ -350,11 +378,13 @@ class SearchEngine(PaperLookups):
         *,
         snippets: bool = True,
         suggest: bool = True,
+        exhaustive: bool = False,
     ) -> SearchResult:
         """Ranked hits for `query`; raises EmptyQuery when nothing is left to search for.
-        Evaluation turns `snippets` and `suggest` off for speed (neither changes the ranking)."""
+        Evaluation turns `snippets` and `suggest` off for speed (neither changes the ranking).
+        `exhaustive` scores every match: the same hits, and always the exact total."""
         plan = self.plan(query, filters, suggest=suggest)
-        return self._run(plan, limit, offset, snippets=snippets)
+        return self._run(plan, limit, offset, snippets=snippets, exhaustive=exhaustive)
 
     def similar(self, ref: str, limit: int = 10, offset: int = 0) -> SearchResult:
         """Papers like `ref`, itself left out. Like Lucene's MoreLikeThis, the query is the

@@ -96,7 +96,14 @@ class Filters:
 
 @dataclass(slots=True)
 class SearchResult:
-    """One page of hits plus how many papers matched in all (for "page 1/N · M matches")."""
+    """One page of hits plus how many papers matched in all (for "page 1/N · M matches").
+
+    `total` is exact when `total_exact`, else a true lower bound, shown as "M+ matches"
+    (Lucene's TotalHits relation GREATER_THAN_OR_EQUAL_TO, Elasticsearch's "10000+"): the
+    engine ranks the best hits without scoring every match (`bot.search.ranking`) and never
+    shows a count it has not proven. A lower bound always exceeds the last hit of the page,
+    so the next page exists; a short page always has the exact total.
+    """
 
     query: str
     hits: list[Hit]
@@ -106,9 +113,11 @@ class SearchResult:
     terms: tuple[str, ...] = field(default=())
     # The query with out-of-vocabulary words corrected (`difusion` -> `diffusion`), if any.
     suggestion: str | None = None
+    total_exact: bool = True
 
     @property
     def pages(self) -> int:
+        """The number of pages (at least this many when the total is a lower bound)."""
         return max(1, -(-self.total // self.limit)) if self.limit else 1
 
     @property
@@ -116,15 +125,32 @@ class SearchResult:
         return self.offset // self.limit + 1 if self.limit else 1
 
     @property
+    def has_next(self) -> bool:
+        """A page after this one holds hits."""
+        return self.offset + self.limit < self.total
+
+    @property
     def past_end(self) -> bool:
         """Papers matched, but this page starts after the last of them."""
         return not self.hits and self.total > 0 and self.offset >= self.total
 
+    def matches_text(self) -> str:
+        """ "1 match", "42 matches", or "1200+ matches" for a lower bound."""
+        if self.total_exact:
+            return "1 match" if self.total == 1 else f"{self.total} matches"
+        return f"{self.total}+ matches"
+
+    def pages_text(self) -> str:
+        """The page count as shown after "page 2/": "7", or "40+" for a lower bound."""
+        return str(self.pages) if self.total_exact else f"{self.pages}+"
+
     def empty_text(self) -> str:
         """What an empty page says, the same on every surface."""
         if self.past_end:
-            matches = "1 match" if self.total == 1 else f"{self.total} matches"
-            return f"{matches}; page {self.page} is past the end (last page {self.pages})."
+            return (
+                f"{self.matches_text()}; page {self.page} is past the end "
+                f"(last page {self.pages_text()})."
+            )
         if self.suggestion:
             return f"No match for {self.query}; did you mean **{self.suggestion}**?"
         return f"No papers match {self.query!r}."

@@ -72,11 +72,23 @@ def rescore(
     weight: float,
     depth: int = RESCORE_DEPTH,
 ) -> np.ndarray:
-    """`scores` with the best `depth` documents' pair bonus (x `weight`) added."""
+    """`scores` with the best `depth` documents' pair bonus (x `weight`) added. The best are
+    chosen as `top_k` ranks (equal scores in corpus order), so a page computed from the best
+    few hundred matches alone (`bot.search.ranking`) rescores the same documents."""
     if weight <= 0 or len(terms) < 2 or scores.shape[0] == 0:
         return scores
-    n = min(depth, scores.shape[0])
-    top = np.argpartition(-scores, n - 1)[:n] if scores.shape[0] > n else np.arange(n)
+    top = best_rows(docs, scores, depth)
     out = scores.copy()
     out[top] += weight * pair_bonus(index, terms, docs[top])
     return out
+
+
+def best_rows(docs: np.ndarray, scores: np.ndarray, n: int) -> np.ndarray:
+    """Positions of the n best (score descending, then document id ascending), in no order."""
+    if scores.shape[0] <= n:
+        return np.arange(scores.shape[0])
+    threshold = np.partition(scores, scores.shape[0] - n)[scores.shape[0] - n]
+    above = np.flatnonzero(scores > threshold)
+    ties = np.flatnonzero(scores == threshold)
+    ties = ties[np.argsort(docs[ties], kind="stable")][: n - above.shape[0]]
+    return np.concatenate([above, ties])
