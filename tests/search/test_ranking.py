@@ -24,7 +24,7 @@ from bot.search import ranking
 from bot.search.engine import SearchEngine
 from bot.search.feedback import distinctive_terms
 from bot.search.models import EmptyQuery, Paper, Plan, SearchResult
-from bot.search.proximity import RESCORE_DEPTH, best_rows
+from bot.search.proximity import CHECKPOINT, RESCORE_DEPTH, best_rows, occurrences
 from bot.search.ranking import PruneLimits
 from tests.conftest import ICML, TEST_DATA
 
@@ -297,3 +297,28 @@ def test_filters_are_one_mask_for_search_pools_and_pruning(engine):
             else:
                 assert any(author.lower() in a.lower() for a in paper.authors)
     assert engine._allowed(Plan(query="q", terms=("q",))) is None
+
+
+def test_occurrences_of_a_few_papers_are_those_of_the_whole_postings(engine):
+    """The word-order bonus reads a term's offsets in the best 100 papers by binary search and
+    remembered run starts (`proximity.occurrences`): exactly what the phrase index's scan of
+    the whole postings gives (`occurrences_in`), for rare and common terms (runs of postings
+    across many checkpoints), single papers, the first and last postings."""
+    index = engine.index
+    rng = np.random.default_rng(3)
+    by_df = sorted(index.vocab, key=index.doc_freq)
+    terms = by_df[-15:] + by_df[:: max(1, len(by_df) // 40)]
+    assert index.doc_freq(terms[0]) > 10 * CHECKPOINT
+    for term in terms:
+        tid = index.vocab[term]
+        postings = index.postings(term)[0]
+        for size in (1, 5, 100, 1000):
+            docs = np.unique(rng.integers(0, index.n_docs, size)).astype(np.int32)
+            if size == 5:
+                docs = np.unique(np.concatenate([docs, postings[:1], postings[-1:]]))
+            within = np.zeros(index.n_docs, dtype=bool)
+            within[docs] = True
+            want = index.phrases.occurrences_in(tid, within)
+            got = occurrences(index, tid, docs)
+            assert got[0].tolist() == want[0].tolist()
+            assert got[1].tolist() == want[1].tolist()
