@@ -277,25 +277,31 @@ def test_past_the_end_is_exact():
 
 
 def test_filters_are_one_mask_for_search_pools_and_pruning(engine):
-    """`_allowed` is what `_narrow` keeps: a filtered query's pool is exactly its exhaustive
-    selection, every paper of it allowed, and the allowed papers are the right ones."""
+    """`_allowed` is, paper by paper, what each restriction means (checked by brute force),
+    and what `_narrow` keeps: a filtered query's pool is its exhaustive selection."""
     author = engine.papers[1].authors[0]
-    for query in ("learning -neural year:2018", f'learning author:"{author}"'):
+    terms = [set(engine._doc_terms(doc)) for doc in range(len(engine.papers))]
+    cases = {
+        "learning -neural": lambda p, t: "neural" not in t,
+        'learning -"neural network"': lambda p, t: not {"neural", "network"} <= t,
+        "learning year:2018": lambda p, t: p.year == 2018,
+        "learning venue:neurips": lambda p, t: p.venue == "NeurIPS 2024",
+        f'learning author:"{author}"': lambda p, t: any(author in a for a in p.authors),
+        "learning -model year:2026": lambda p, t: p.year == 2026 and "model" not in t,
+    }
+    for query, allows in cases.items():
         plan = engine.plan(query)
         allowed = engine._allowed(plan)
         assert allowed is not None
-        assert 0 < allowed.sum() < len(engine.papers)
+        want = [allows(paper, terms[doc]) for doc, paper in enumerate(engine.papers)]
+        assert allowed.tolist() == want, query
+        assert 0 < sum(want) < len(want)
         ids, _scores = engine._select(plan)
         assert ids.shape[0]
         assert allowed[ids].all()
         assert engine.matching_ids(query) == [engine.papers[i].id for i in ids.tolist()]
-        for doc in np.flatnonzero(allowed).tolist():
-            paper = engine.papers[doc]
-            if plan.filters.year:
-                assert paper.year == 2018
-                assert "neural" not in engine._doc_terms(doc)
-            else:
-                assert any(author.lower() in a.lower() for a in paper.authors)
+    skip = Plan(query="q", terms=("q",), skip=7)
+    assert np.flatnonzero(~engine._allowed(skip)).tolist() == [7]
     assert engine._allowed(Plan(query="q", terms=("q",))) is None
 
 
