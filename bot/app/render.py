@@ -94,8 +94,7 @@ def footer_text(result: SearchResult, venue: str | None = None) -> str:
     page = page_of(result)[0]
     where = f" in {venue}" if venue else ""
     return (
-        f"page {page}/{result.pages_text()} · {result.matches_text()} "
-        f"for “{result.query}”{where}"
+        f"page {page}/{result.pages_text()} · {result.matches_text()} for “{result.query}”{where}"
     )
 
 
