@@ -31,9 +31,9 @@ from bot.search.models import (
     SearchResult,
 )
 from bot.search.paperstore import PaperStore
-from bot.search.proximity import RESCORE_DEPTH, rescore
+from bot.search.proximity import rescore
 from bot.search.query import merge_filters, parse_query
-from bot.search.ranking import PruneLimits, saturation_floor, strongest
+from bot.search.ranking import pruned_page
 from bot.search.snippets import make_snippet
 from bot.search.spelling import Speller
 from bot.search.titleindex import TitleIndex
@@ -108,8 +108,6 @@ class SearchEngine(PlanFilters):
         # The digest check of the saved files (`load`), and what it found damaged.
         self.integrity: IntegrityCheck | None = None
         self._damaged: str | None = None
-        # When pruned ranking is tried (tests force it on small corpora).
-        self.prune_limits = PruneLimits()
 
     @classmethod
     def load(cls, settings: Settings) -> SearchEngine:
@@ -271,38 +269,20 @@ class SearchEngine(PlanFilters):
         Pruned (`bot.search.ranking`) unless the plan has phrases (their candidates are
         few and scored alone already) or pruning cannot stay exact; then every match is
         scored (`_select`), the reference the pruned path equals hit for hit."""
-        proximity = plan.skip is None  # typed words, in order (not /similar's bag)
         found = None
         if not exhaustive and not plan.phrases:
-            # The word-order bonus reorders the best RESCORE_DEPTH: all of them are needed.
-            reorders = proximity and len(plan.terms) > 1 and self.settings.proximity_weight > 0
-            depth = RESCORE_DEPTH if reorders else 0
-            found = strongest(
-                self.index,
-                [*plan.terms, *plan.extra],
-                plan.weights,
-                max(depth, k + 1),
-                self._allowed(plan),
-                self.settings.min_score_ratio,
-                floor=self._saturation_floor,
-                limits=self.prune_limits,
-            )
+            allowed = self._allowed(plan)
+            found = pruned_page(self.index, plan, k, allowed, self.settings)
         if found is None:
             ids, scores = self._select(plan)
             total, exact = int(ids.shape[0]), True
+            if plan.skip is None:  # typed words, in order (not /similar's bag)
+                weight = self.settings.proximity_weight
+                scores = rescore(self.index, plan.terms, ids, scores, weight)
         else:
-            ids, scores, total, exact = found.ids, found.scores, found.total, found.exact
-        if proximity:
-            scores = rescore(self.index, plan.terms, ids, scores, self.settings.proximity_weight)
+            ids, total, exact, scores = found.ids, found.total, found.exact, found.scores
         best_ids, best_scores = top_k(ids, scores, k)
         return best_ids, best_scores, total, exact
-
-    @property
-    def _saturation_floor(self) -> float:
-        found: float | None = self.__dict__.get("_floor")
-        if found is None:
-            found = self.__dict__["_floor"] = saturation_floor(self.index)
-        return found
 
     @property
     def speller(self) -> Speller:

@@ -40,11 +40,7 @@ def pair_bonus(
     bonus = np.zeros(docs.shape[0], dtype=np.float64)
     if docs.shape[0] == 0 or index.positions.shape[0] != int(index.pos_indptr[-1]):
         return bonus  # no positions stored (an index without them)
-    ids = [index.vocab.get(t) for t in terms]
-    weights: dict[tuple[int, int], float] = {}
-    for a, b in pairwise(ids):
-        if a is not None and b is not None and a != b:
-            weights[(a, b)] = (float(index.idf[a]) + float(index.idf[b])) / 2
+    weights = _pairs(index, terms)
     if not weights:
         return bonus
     order = np.argsort(docs, kind="stable")
@@ -64,6 +60,22 @@ def pair_bonus(
         counts = np.bincount(rows, minlength=docs.shape[0]).astype(np.float64)
         bonus += idf * counts * (k1 + 1) / (counts + k1)
     return bonus
+
+
+def _pairs(index: BM25Index, terms: Sequence[str]) -> dict[tuple[int, int], float]:
+    """The query's consecutive pairs of distinct known terms, each with its idf."""
+    ids = [index.vocab.get(t) for t in terms]
+    weights: dict[tuple[int, int], float] = {}
+    for a, b in pairwise(ids):
+        if a is not None and b is not None and a != b:
+            weights[(a, b)] = (float(index.idf[a]) + float(index.idf[b])) / 2
+    return weights
+
+
+def bonus_bound(index: BM25Index, terms: Sequence[str], weight: float, k1: float = 1.2) -> float:
+    """More than any document's bonus from `rescore` can be: every pair's saturated count
+    stays below k1 + 1."""
+    return weight * (k1 + 1) * sum(_pairs(index, terms).values())
 
 
 def rescore(

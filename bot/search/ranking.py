@@ -16,53 +16,95 @@ total_exact`) and shown as "N+ matches". The bound is proven, never estimated:
   papers) is a lower bound too;
 - a query of one term is counted exactly: its scores are its postings' contributions alone.
 
+A query with fewer postings than pruning starts at (`pruning.MIN_POSTINGS`) is scored whole,
+with its exact total: that costs no more. The best k come from `pruning.search_top_k` (the
+compiled or the numpy traversal, or its own exhaustive fallback: the same k either way).
+
 Hits are the exhaustive path's to the bit: the same scores, the same cut (the best score is the
-pruned one's first), ties in corpus order (`top_k`), and enough of them (`RESCORE_DEPTH` at
-least) for the word-order bonus to rescore the same best 100 (`bot.search.proximity`).
+pruned one's first), ties in corpus order (`top_k`). The word-order bonus (`bot.search.
+proximity`) reorders the best 100 by BM25: the best 2k + 11 are taken first, and when no paper
+below them could climb into the page even with the largest bonus there is, they settle it
+(`settled_bonus`); else the whole window of 100 is ranked, as the exhaustive path does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from weakref import WeakKeyDictionary
 
 import numpy as np
 
+from bot.config import SearchSettings
 from bot.search.index import BM25Index
-from bot.search.pruning import MAX_SHARE, MIN_POSTINGS, prune
+from bot.search.models import Plan
+from bot.search.proximity import RESCORE_DEPTH, bonus_bound, rescore
+from bot.search.pruning import MIN_POSTINGS, search_top_k
+from bot.search.topk import top_k
 
 # Relative slack on the smallest contribution: the saved saturations round differently from
 # the closed form by ~1e-16 relative.
 SLACK = 1e-9
-
-
-@dataclass(frozen=True, slots=True)
-class PruneLimits:
-    """When the engine tries pruning (`bot.search.pruning.prune`'s thresholds): below
-    `min_postings` postings, or above `max_share` of them left to score, every match is
-    scored instead. Tests lower them to force pruning on small corpora."""
-
-    min_postings: int = MIN_POSTINGS
-    max_share: float = MAX_SHARE
+_FLOORS: WeakKeyDictionary[BM25Index, float] = WeakKeyDictionary()
 
 
 @dataclass(frozen=True, slots=True)
 class Strongest:
-    """The best matches (at most k, best first, ties in corpus order), all at or above the
-    cut, and how many papers match in all (`exact`) or at least (not `exact`)."""
+    """The best matches (at most k, in BM25 order, ties in corpus order), all at or above the
+    cut, their scores (BM25, or with the word-order bonus from `pruned_page`), and how many
+    papers match in all (`exact`) or at least (not `exact`)."""
 
     ids: np.ndarray
     scores: np.ndarray
     total: int
     exact: bool
+    complete: bool  # fewer than k matches: every match is among `ids`
+
+
+def pruned_page(
+    index: BM25Index,
+    plan: Plan,
+    k: int,
+    allowed: np.ndarray | None,
+    settings: SearchSettings,
+) -> Strongest | None:
+    """The best k matches of `plan` (a plan with words, no phrases) among the `allowed`
+    papers, their scores with the word-order bonus, as `SearchEngine._select` + `rescore` +
+    `top_k` would rank them; None where pruning cannot stay exact (score every match).
+
+    The bonus reorders the best `RESCORE_DEPTH` by BM25, so those are needed, all of them in
+    the worst case; the best few usually settle the page (`settled_bonus`) for less."""
+    weight = settings.proximity_weight
+    terms = [*plan.terms, *plan.extra]
+
+    def best(n: int) -> Strongest | None:
+        ratio = settings.min_score_ratio
+        return strongest(index, terms, plan.weights, n, allowed, ratio)
+
+    if plan.skip is not None or len(plan.terms) < 2 or weight <= 0:
+        return best(k + 1)  # no bonus (/similar's bag of words, one word)
+    window = max(RESCORE_DEPTH, k + 1)
+    first = min(window, 2 * k + 11)
+    found = best(first)
+    if found is not None and first < window:
+        scores = settled_bonus(index, plan.terms, found, k, weight)
+        if scores is not None:
+            return replace(found, scores=scores)
+        found = best(window)
+    if found is None:
+        return None
+    return replace(found, scores=rescore(index, plan.terms, found.ids, found.scores, weight))
 
 
 def saturation_floor(index: BM25Index) -> float:
-    """The smallest saturation any posting can have: tf 1 in the longest paper."""
-    if not index.n_docs:
-        return 0.0
-    k1 = index.params.k1
-    return float((k1 + 1) / (1 + float(np.max(index.norm))))
+    """The smallest saturation any posting can have: tf 1 in the longest paper (kept per
+    index: a pass over every paper's length)."""
+    found = _FLOORS.get(index)
+    if found is None:
+        k1 = index.params.k1
+        found = float((k1 + 1) / (1 + float(np.max(index.norm)))) if index.n_docs else 0.0
+        _FLOORS[index] = found
+    return found
 
 
 def strongest(
@@ -72,25 +114,21 @@ def strongest(
     k: int,
     allowed: np.ndarray | None,
     ratio: float,
-    *,
-    floor: float,
-    limits: PruneLimits,
 ) -> Strongest | None:
     """The best k matches among the `allowed` papers (a bool per paper, None: all), cut at
     `ratio` x the best score as `SearchEngine._narrow` cuts, and their total; None where
-    pruning cannot give the best k exactly (then every match is scored). `floor` is
-    `saturation_floor(index)`, kept by the caller."""
-    found = prune(
-        index,
-        terms,
-        k,
-        weights,
-        allowed,
-        min_postings=limits.min_postings,
-        max_share=limits.max_share,
-    )
-    if found is None:
+    scoring every match is as cheap (fewer postings than pruning starts at: the exact total
+    then costs nothing more) or the bounds above do not hold (a negative query weight)."""
+    postings = 0
+    for i, term in enumerate(terms):
+        tid = index.vocab.get(term)
+        if weights is not None and weights[i] < 0:
+            return None
+        if tid is not None:
+            postings += int(index.indptr[tid + 1] - index.indptr[tid])
+    if postings < MIN_POSTINGS:
         return None
+    found = search_top_k(index, terms, k, weights, allowed)
     ids, scores = found
     cut = 0.0
     if ratio > 0 and scores.shape[0]:
@@ -99,9 +137,29 @@ def strongest(
         ids, scores = ids[strong], scores[strong]
     if ids.shape[0] < k:
         # Fewer than k at or above the cut among the k best: they are all the matches.
-        return Strongest(ids, scores, int(ids.shape[0]), True)
-    total, exact = _count(index, terms, weights, allowed, cut, floor, k)
-    return Strongest(ids, scores, total, exact)
+        return Strongest(ids, scores, int(ids.shape[0]), True, True)
+    total, exact = _count(index, terms, weights, allowed, cut, saturation_floor(index), k)
+    return Strongest(ids, scores, total, exact, False)
+
+
+def settled_bonus(
+    index: BM25Index, terms: Sequence[str], found: Strongest, k: int, weight: float
+) -> np.ndarray | None:
+    """`found`'s scores with the word-order bonus (`rescore`) when the best k after it are
+    sure to be among `found`'s papers; None when a paper ranked below them by BM25 could still
+    climb into the best k (the caller then takes the whole `RESCORE_DEPTH` window).
+
+    `found` holds the best n < RESCORE_DEPTH papers by BM25, k < n: the exhaustive path
+    rescores them too. A paper below them scores at most the n-th BM25 score and gains less
+    than `bonus_bound`; when that stays below the k-th best rescored score among the n, it
+    can neither enter the best k nor tie with one. Titles usually settle here (their paper
+    stands far above the rest); a query whose scores crowd together does not."""
+    rescored = rescore(index, terms, found.ids, found.scores, weight)
+    if found.complete:
+        return rescored
+    kth = float(top_k(found.ids, rescored, k)[1][-1])
+    reach = float(found.scores[-1]) + bonus_bound(index, terms, weight) * (1 + SLACK)
+    return rescored if reach + SLACK * abs(kth) < kth else None
 
 
 def _count(

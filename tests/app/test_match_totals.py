@@ -8,12 +8,14 @@ import io
 import random
 from dataclasses import replace
 
+import pytest
+
 from bot.app import render
 from bot.app.components import results_view
 from bot.app.pages import PageState
 from bot.console.repl import Console
 from bot.search.models import Hit, Paper, SearchResult
-from tests.search.test_ranking import _two_word_corpus
+from tests.search.test_ranking import _two_word_corpus, force_pruning
 
 
 def _arrows(result: SearchResult, page: int) -> list[bool]:
@@ -39,6 +41,7 @@ def test_footer_and_buttons_say_at_least_for_a_lower_bound():
     assert _arrows(last, 3) == [False, True]
 
 
+@pytest.mark.usefixtures(force_pruning.__name__)
 def test_the_console_shows_and_pages_a_lower_bound():
     out = io.StringIO()
     Console(_two_word_corpus(), out, rng=random.Random(1)).run(

@@ -4,9 +4,9 @@ paging, query weights and the word-order bonus; and totals that are exact or tru
 bounds, shown as such.
 
 The corpus is 3,000 papers recombined from the records kept in tests/ (always present), with
-exact copies for ties. Pruning is forced (`PruneLimits(0, 1.0)`): with the default thresholds
-a corpus this small never prunes, and the test would compare the reference with itself; a spy
-checks that the pruned path really answered.
+exact copies for ties. Pruned ranking is forced (`force_pruning`): with the default threshold
+a corpus this small is always scored whole, and the test would compare the reference with
+itself; a spy checks that the pruned path really answered.
 """
 
 from __future__ import annotations
@@ -14,21 +14,19 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 import pytest
 
 from bot.config import SearchSettings
-from bot.search import engine as engine_module
-from bot.search import ranking
+from bot.search import pruning, ranking
 from bot.search.engine import SearchEngine
 from bot.search.feedback import distinctive_terms
 from bot.search.models import EmptyQuery, Paper, Plan, SearchResult
 from bot.search.proximity import CHECKPOINT, RESCORE_DEPTH, best_rows, occurrences
-from bot.search.ranking import PruneLimits
 from tests.conftest import ICML, TEST_DATA
 
-FORCE = PruneLimits(min_postings=0, max_share=1.0)
 VENUES = ("ICML 2026", "ICLR 2018", "NeurIPS 2024")
 
 
@@ -67,11 +65,17 @@ def _papers(n: int, seed: int) -> list[Paper]:
     return papers
 
 
+@pytest.fixture(autouse=True)
+def force_pruning(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pruned ranking on any corpus: from 0 postings, and a numpy traversal that never gives
+    up (the compiled one never does)."""
+    monkeypatch.setattr(ranking, "MIN_POSTINGS", 0)
+    monkeypatch.setattr(pruning, "prune", partial(pruning.prune, min_postings=0, max_share=1.0))
+
+
 @pytest.fixture(scope="module")
 def engine() -> SearchEngine:
-    found = SearchEngine(_papers(3000, seed=11), settings=SearchSettings())
-    found.prune_limits = FORCE
-    return found
+    return SearchEngine(_papers(3000, seed=11), settings=SearchSettings())
 
 
 @pytest.fixture
@@ -85,7 +89,22 @@ def pruned_answers(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
         seen.append(found is not None)
         return found
 
-    monkeypatch.setattr(engine_module, "strongest", spy)
+    monkeypatch.setattr(ranking, "strongest", spy)
+    return seen
+
+
+@pytest.fixture
+def settled(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Per pruned page with the word-order bonus: whether the best few settled it."""
+    seen: list[bool] = []
+    real = ranking.settled_bonus
+
+    def spy(*args, **kwargs):
+        found = real(*args, **kwargs)
+        seen.append(found is not None)
+        return found
+
+    monkeypatch.setattr(ranking, "settled_bonus", spy)
     return seen
 
 
@@ -125,7 +144,7 @@ def _query(rng: random.Random, engine: SearchEngine) -> str:
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_pruned_pages_equal_the_exhaustive_path(engine, pruned_answers, seed):
+def test_pruned_pages_equal_the_exhaustive_path(engine, pruned_answers, settled, seed):
     """Random queries (1-6 words, exclusions, year/author/venue filters), pages of 1-10 from
     the first to past the word-order window (ranks around 100), sometimes query weights."""
     rng = random.Random(seed)
@@ -150,6 +169,9 @@ def test_pruned_pages_equal_the_exhaustive_path(engine, pruned_answers, seed):
     # totals were lower bounds: the comparison above was not of the reference with itself.
     assert sum(pruned_answers) >= 0.9 * len(pruned_answers)
     assert lower_bounds >= 20
+    # Both ways of ranking the word-order window ran: settled by the best few, and whole.
+    assert sum(settled) >= 10
+    assert len(settled) - sum(settled) >= 5
 
 
 def test_similar_and_phrases_page_as_the_exhaustive_path(engine, pruned_answers):
@@ -185,7 +207,6 @@ def test_ties_at_the_word_order_window_keep_corpus_order(pruned_answers):
     other = Paper(id="y", title="neural graph", abstract="Networks of neural units.", venue="V")
     papers = [replace(base if i % 3 else other, id=f"p{i}") for i in range(900)]
     engine = SearchEngine(papers, settings=SearchSettings())
-    engine.prune_limits = FORCE
     plan = engine.plan("graph neural networks")
     for offset in (0, 95, 99, 100, 250, 595, 600):
         for limit in (1, 5, 10):
@@ -227,9 +248,7 @@ def _two_word_corpus() -> SearchEngine:
         papers.append(
             Paper(id=f"p{i}", title="untitled", abstract=" ".join(words), venue=VENUES[i % 3])
         )
-    engine = SearchEngine(papers, settings=SearchSettings(title_weight=1))
-    engine.prune_limits = FORCE
-    return engine
+    return SearchEngine(papers, settings=SearchSettings(title_weight=1))
 
 
 def test_a_term_that_alone_reaches_the_cut_proves_its_document_frequency():
