@@ -108,7 +108,7 @@ def stored_autocomplete(options: Options) -> Autocomplete:
 
 
 async def effective_venue(
-    bot: PaperBot, interaction: discord.Interaction, venue: str | None
+    bot: PaperBot, interaction: discord.Interaction[PaperBot], venue: str | None
 ) -> str | None:
     """The venue a command looks in: the one given (`all`: every venue), else the server's
     default from `/server venue`, unless a reload dropped that venue from the corpus."""

@@ -192,7 +192,7 @@ def build(
         raise ReloadRejected([str(exc)]) from exc
     except (OSError, ValueError) as exc:
         raise ReloadRejected([f"could not load the corpus: {exc}"]) from exc
-    report = getattr(engine, "load_report", None)
+    report = engine.load_report
     reasons = objections(report, len(engine.papers), previous, settings.corpus.reload_max_loss)
     if not reasons:
         return settings, engine, ()
@@ -299,8 +299,8 @@ class Reloader:
             return outcome
         finally:
             self._running = None
-        report = getattr(engine, "load_report", None)
-        problems = len(getattr(report, "problems", []) or [])
+        report = engine.load_report
+        problems = len(report.problems) if report is not None else 0
         notes = await off_loop(restart_notes, self.holder.settings)
         added = await off_loop(added_ids, old, engine)
         # The swap: two plain attribute stores with no await between them.
@@ -383,7 +383,7 @@ def reload_now(
         return ReloadOutcome.kept(
             source, previous, time.perf_counter() - started, tuple(exc.reasons[:MAX_REASONS])
         )
-    report = getattr(engine, "load_report", None)
+    report = engine.load_report
     holder.settings, holder.engine = settings, engine
     return ReloadOutcome(
         True,

@@ -243,7 +243,7 @@ def run(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
         )
         for venue, count in engine.venues().items():
             out.write(f"  {venue}: {count}\n")
-        report = getattr(engine, "load_report", None)
+        report = engine.load_report
         if report is not None:
             out.write(report.summary() + "\n")
     return 0
