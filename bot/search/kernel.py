@@ -1,13 +1,21 @@
-"""The compiled top-k traversal (`bot.search.blockmax_kernel`, numba), loaded off the start-up
-path, and the numpy traversal until it is ready or wherever numba is not installed.
+"""The compiled top-k traversal (`bot.search.blockmax_kernel`, numba): opt-in, loaded off the
+start-up path, with the numpy traversal until it is ready and wherever it is not wanted.
 
-numba is an optional extra (`pip install -e ".[fast]"`): importing it and compiling the kernel
-(or loading the machine code numba caches next to the module, else in the user's cache
-folder) takes from ~1 s (cached) to tens of seconds (first compile on a busy machine), more
-than the bot's whole start-up budget. So nothing here runs at import: the first pruned query
-starts a background thread that loads the kernel, and queries take the numpy path until it is
-ready. `load(wait=True)` is for callers that want the kernel now (benchmarks, tests).
-Both paths return the same ids and scores, bit for bit (tests/search/test_pruning.py).
+Two steps turn it on, on purpose: the optional extra (`pip install -e ".[fast]"`) and
+`PAPERBOT_TOPK_KERNEL=numba`. Why not whenever numba is installed: loading numba and LLVM adds
+~50 MB of private memory to each bot process (plus ~125 MB of shared library pages), which
+counts against a small container and against a second process on the same machine, and at 1M
+papers the numpy traversal already answers in about a quarter of bm25s's time; the kernel's
+gain is largest at ~100k papers (benchmarks/README.md). Test and benchmark environments have
+numba installed, and their bots stay as deployed by default.
+
+Importing numba and compiling the kernel (or loading the machine code numba caches next to
+the module, else in the user's cache folder) takes from ~1 s (cached) to tens of seconds
+(first compile on a busy machine), more than the bot's whole start-up budget. So nothing runs
+at import: with the variable set, the first pruned query starts a background thread that
+loads the kernel, and queries take the numpy path until it is ready. `load()` starts it
+whatever the variable says (benchmarks, tests). Both paths return the same ids and scores,
+bit for bit (tests/search/test_pruning.py).
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# "numpy" turns the compiled kernel off (a process that must not compile, or a comparison).
+# "numba" lets pruned queries load and use the compiled kernel (off by default, see above).
 ENV = "PAPERBOT_TOPK_KERNEL"
 
 Kernel = Callable[..., tuple[np.ndarray, np.ndarray]]
@@ -41,17 +49,13 @@ class _Loader:
         self.done = threading.Event()
         self.error: str | None = None
         self._lock = threading.Lock()
-        self._started = False
+        self.started = False
 
     def start(self) -> None:
         with self._lock:
-            if self._started:
+            if self.started:
                 return
-            self._started = True
-        if os.environ.get(ENV, "").lower() == "numpy":
-            self.error = f"turned off ({ENV}=numpy)"
-            self.done.set()
-            return
+            self.started = True
         threading.Thread(target=self._run, name="topk-kernel", daemon=True).start()
 
     def _run(self) -> None:
@@ -123,9 +127,14 @@ def readonly(values: np.ndarray) -> np.ndarray:
 _LOADER = _Loader()
 
 
+def wanted() -> bool:
+    """Whether this process's settings ask for the compiled kernel (`ENV`)."""
+    return os.environ.get(ENV, "").strip().lower() == "numba"
+
+
 def compiled() -> Kernel | None:
-    """The kernel if it is ready; else None (and its load starts in the background)."""
-    if _LOADER.kernel is None:
+    """The kernel if it is ready; else None (and, where wanted, its load starts)."""
+    if _LOADER.kernel is None and wanted():
         _LOADER.start()
     return _LOADER.kernel
 
@@ -142,5 +151,10 @@ def load(wait: bool = True, timeout: float | None = None) -> str:
 def describe() -> str:
     if _LOADER.kernel is not None:
         return "compiled kernel (numba)"
-    reason = _LOADER.error or "still loading"
+    if _LOADER.error:
+        reason = _LOADER.error
+    elif _LOADER.done.is_set() or not (wanted() or _LOADER.started):
+        reason = f"not asked for ({ENV} is not numba)"
+    else:
+        reason = "still loading"
     return f"numpy traversal (compiled kernel: {reason})"

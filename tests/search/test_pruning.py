@@ -239,19 +239,28 @@ def test_search_top_k_takes_the_kernel_once_loaded(corpus, monkeypatch):
 
 
 def test_kernel_load_falls_back_to_numpy(monkeypatch):
-    """Without numba (or when turned off) the loader says why and queries keep numpy's."""
+    """Without numba the loader says why and queries keep numpy's."""
     monkeypatch.setitem(sys.modules, "bot.search.blockmax_kernel", None)
     loader = kernel._Loader()
     loader.start()
     assert loader.done.wait(30)
     assert loader.kernel is None
     assert "numba is not installed" in (loader.error or "")
-    monkeypatch.setenv(kernel.ENV, "numpy")
-    off = kernel._Loader()
-    off.start()
-    assert off.done.is_set()
-    assert off.kernel is None
-    assert "turned off" in (off.error or "")
+
+
+def test_kernel_is_opt_in(monkeypatch):
+    """Pruned queries start loading the kernel only where PAPERBOT_TOPK_KERNEL=numba."""
+    loader = kernel._Loader()
+    monkeypatch.setattr(kernel, "_LOADER", loader)
+    monkeypatch.setattr(loader, "start", lambda: setattr(loader, "started", True))
+    monkeypatch.delenv(kernel.ENV, raising=False)
+    assert kernel.compiled() is None
+    assert not loader.started
+    assert "not asked for" in kernel.describe()
+    monkeypatch.setenv(kernel.ENV, "numba")
+    assert kernel.compiled() is None  # loading in the background: numpy meanwhile
+    assert loader.started
+    assert "still loading" in kernel.describe()
 
 
 def test_block_bounds_hold_and_survive_a_save(corpus, traverse, tmp_path):
