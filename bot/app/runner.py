@@ -8,6 +8,7 @@ wrapped in a formatter that replaces it with "[token]" should it reach a message
 from __future__ import annotations
 
 import asyncio
+import faulthandler
 import ipaddress
 import logging
 import os
@@ -246,6 +247,9 @@ def run_bot(
     if problem:
         err.write(f"error: {problem}\n")
         return EXIT_STORAGE
+    if hasattr(signal, "SIGUSR1"):
+        # `kill -USR1 <pid>`: every thread's stack on stderr, for a process that seems stuck.
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
     try:
         asyncio.run(serve(settings, token, force_sync=force, corpus_files=corpus_files))
     except CorpusError as exc:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import logging
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, replace
@@ -27,6 +28,7 @@ from bot.config import Settings, load_settings
 from bot.console.repl import Console
 from bot.daily.scheduler import DailyScheduler
 from bot.search.engine import SearchEngine
+from bot.search.forkworkers import WorkersStopped
 from bot.storage.store import Storage
 from tests.app.helpers import TOKEN, answered, make_bot
 from tests.fakediscord import BotConnection, FakeDiscord
@@ -162,17 +164,33 @@ async def test_old_engine_serves_while_the_new_one_loads(corpus: tuple[Path, Hol
     assert not reloader.running
 
 
-async def test_unexpected_loader_bug_keeps_the_old_engine(corpus: tuple[Path, Holder]) -> None:
+@pytest.mark.parametrize(
+    ("error", "reason", "warned"),
+    [
+        (RuntimeError("loader bug"), "unexpected error: RuntimeError", True),
+        # SIGTERM kills a reload's build workers (bot.search.forkworkers.stop_workers): the
+        # process is stopping, which is no failed reload and needs no traceback.
+        (WorkersStopped("build workers stopped"), "the bot is stopping", False),
+    ],
+)
+async def test_a_load_that_raises_keeps_the_old_engine(
+    corpus: tuple[Path, Holder],
+    caplog: pytest.LogCaptureFixture,
+    error: Exception,
+    reason: str,
+    warned: bool,
+) -> None:
     _root, holder = corpus
     old = holder.engine
 
     def broken(settings: Settings) -> SearchEngine:
-        raise RuntimeError("loader bug")
+        raise error
 
     outcome = await Reloader(holder, load=broken).reload("test")
     assert not outcome.ok
     assert holder.engine is old
-    assert "RuntimeError" in outcome.reasons[0]
+    assert outcome.reasons == (reason,)
+    assert any(r.levelno >= logging.WARNING for r in caplog.records) == warned
 
 
 def test_console_reload(corpus: tuple[Path, Holder]) -> None:

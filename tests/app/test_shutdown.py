@@ -144,6 +144,14 @@ async def test_sighup_reloads_and_sigterm_finishes_in_flight_reply(
         assert time.monotonic() < deadline, "SIGHUP did not reload the corpus"
         await asyncio.sleep(0.2)
 
+    # SIGUSR1: every thread's stack in the log (for a bot that seems stuck); it keeps serving.
+    proc.send_signal(signal.SIGUSR1)
+    deadline = time.monotonic() + 15
+    while "most recent call first" not in (root / "bot.log").read_text(errors="replace"):
+        assert time.monotonic() < deadline, "SIGUSR1 printed no stacks"
+        await asyncio.sleep(0.1)
+    assert await corpus_size(fake_discord) == "Corpus: 20 papers"
+
     # An owner's /admin reload whose "thinking…" callback is slow: SIGTERM lands mid-reply.
     fake_discord.faults.slow("POST", CALLBACK, delay=1.5)
     before = len(fake_discord.calls("POST", CALLBACK))
