@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 
 
@@ -31,4 +32,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    code = main()
+    # The interpreter's last garbage collection walks every object before the process ends:
+    # with a large corpus in memory that took 1.4-6.5 s of the 10 s a host allows after
+    # SIGTERM (40k papers, loaded machine). Frozen objects are skipped, which leaves 0.2-0.5 s;
+    # the atexit hooks, flushing and non-daemon threads still run as before.
+    gc.freeze()
+    raise SystemExit(code)
