@@ -1,17 +1,19 @@
-"""Phrase queries at 100k or 1M papers: term positions (now) against format 3's term sequences
-(before), same phrases, same process, and the same documents matched.
+"""Phrase queries at 100k or 1M papers: positions with frequent pairs (now), positions alone
+(before, index format 5) and format 3's term sequences, same phrases, same process, and the
+same documents matched.
 
     .venv/bin/python -m benchmarks.phrases                  # 100k synthetic papers
-    flock /work/bench.lock .venv/bin/python -m benchmarks.phrases --million   # 1M (long)
+    flock /work/bench.lock .venv/bin/python -m benchmarks.phrases --million --phrases 100  # 1M
 
 Phrases are quoted runs of 2-3 non-stopword words from the corpus's abstracts (as in
 `benchmarks.stress`). Printed, each as p50/p99/max over the phrases:
 - `search`: `SearchEngine.search('"..."', limit=5)`, everything a user waits for (scoring, the
-  phrase check, top-k, snippets), with the positional check (now) and with format 3's check
-  (before: every candidate's term ids gathered, or one pass over all 4 bytes per token),
-  each phrase both ways in turn after an untimed pass (no order or warm cache favours one);
-- `check`: the phrase check alone, now and before;
-and whether both checks matched the same documents for every phrase (they must).
+  phrase check, top-k, snippets), with the check through pairs of frequent terms
+  (`bot.search.pairs`, now), with term positions alone (before) and with format 3's check
+  (every candidate's term ids gathered, or one pass over all 4 bytes per token), each phrase
+  every way in turn after an untimed pass (no order or warm cache favours one);
+- `check`: the phrase check alone, each way;
+and whether all checks matched the same documents for every phrase (they must).
 The format-3 sequences are rebuilt from the positions for the comparison only; they are not
 part of the index any more. The corpus is `benchmarks/synth.py`'s (seeded), under --work, so
 `benchmarks.run --million --synth` and this share the 1M file.
@@ -23,13 +25,15 @@ import argparse
 import sys
 import time
 import types
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from benchmarks.stress import SHARED, WORK, abstract_runs, ms, settings_for
 from benchmarks.synth import paperlists_corpus
+from bot.search.pairs import MIN_SHARE, PairIndex
+from bot.search.phrasematch import PositionIndex
 
 GATHER = 16  # format 3: gather candidates' sequences below 1/16 of all tokens, else scan
 
@@ -106,31 +110,29 @@ def format3_select(engine, forward, starts):
     return types.MethodType(select, engine)
 
 
-def interleaved(engine, phrases: list[str], old_select) -> tuple[list[float], list[float]]:
-    """Search latency now and with format 3's selection (before), each phrase run both ways
-    in turn, after one untimed pass each: no order or warm cache favours either. Both
-    selections must give the same results (checked)."""
-    new_select = engine._select
-    samples: dict[bool, list[float]] = {True: [], False: []}
+def interleaved(engine, phrases: list[str], variants: dict[str, Callable[[], None]]):
+    """Search latency per variant (each a function that switches the engine to it), each
+    phrase run every way in turn, after one untimed pass each: no order or warm cache favours
+    one. Every variant must give the same results (checked)."""
+    samples: dict[str, list[float]] = {name: [] for name in variants}
     for timed in (False, True):
         for text in phrases:
             results = []
-            for is_new, select in ((True, new_select), (False, old_select)):
-                engine._select = select
+            for name, switch in variants.items():
+                switch()
                 started = time.perf_counter()
                 results.append(engine.search(f'"{text}"', limit=5))
                 if timed:
-                    samples[is_new].append(time.perf_counter() - started)
-            now, before = results
-            if (now.total, now.hits) != (before.total, before.hits):
-                raise SystemExit(f"different results for {text!r}: {now} vs {before}")
-    engine._select = new_select
-    return samples[True], samples[False]
+                    samples[name].append(time.perf_counter() - started)
+            for other in results[1:]:
+                if (other.total, other.hits) != (results[0].total, results[0].hits):
+                    raise SystemExit(f"different results for {text!r}: {results}")
+    return samples
 
 
 def line(label: str, samples: list[float]) -> str:
     return (
-        f"{label:34s} p50 {ms(samples, 50):7.1f} ms  p99 {ms(samples, 99):7.1f} ms  "
+        f"{label:44s} p50 {ms(samples, 50):7.1f} ms  p99 {ms(samples, 99):7.1f} ms  "
         f"max {max(samples) * 1000:7.1f} ms"
     )
 
@@ -162,24 +164,42 @@ def main(argv: list[str] | None = None) -> int:
         f"positions: {index.positions.shape[0]:,} x {index.positions.dtype} + pos_indptr "
         f"= {added / 2**20:.0f} MB on disk (format 3's sequences: {tokens * 4 / 2**20:.0f} MB)"
     )
+    pairs = index.pairs
+    print(
+        f"pairs: {pairs.keys.shape[0]:,} adjacent pairs of {pairs.frequent.shape[0]:,} terms "
+        f"held by >= {MIN_SHARE:.0%} of the papers, {pairs.runs.positions.shape[0]:,} "
+        f"occurrences = {sum(a.nbytes for a in pairs.arrays().values()) / 2**20:.0f} MB on disk"
+    )
     phrases = abstract_runs(engine, args.phrases, (2, 3), seed=11)
     plans = [engine.plan(f'"{text}"', suggest=False) for text in phrases]
     engine.search('"warm up"', limit=5)
 
-    for plan in plans:  # untimed: the positions' pages are read once, as in a serving bot
-        [index.phrase_docs(p) for p in plan.phrases]
-    check_now = []
-    found_now = []
-    for plan in plans:
-        t0 = time.perf_counter()
-        found_now.append([index.phrase_docs(p) for p in plan.phrases])
-        check_now.append(time.perf_counter() - t0)
+    with_pairs = index.phrases
+    # Before (index format 5): the same positions, no pairs.
+    positions_only = PositionIndex(
+        with_pairs.terms, index.doc_len, PairIndex.build(with_pairs.terms, index.doc_len, share=2.0)
+    )
+    checkers = {"pairs (now)": with_pairs, "positions only (before)": positions_only}
+    found: dict[str, list] = {}
+    check: dict[str, list[float]] = {}
+    for name, checker in checkers.items():
+        index.phrases = checker
+        for plan in plans:  # untimed: the positions' pages are read once, as in a serving bot
+            [index.phrase_docs(p) for p in plan.phrases]
+        found[name], check[name] = [], []
+        for plan in plans:
+            t0 = time.perf_counter()
+            found[name].append([index.phrase_docs(p) for p in plan.phrases])
+            check[name].append(time.perf_counter() - t0)
+    index.phrases = with_pairs
 
     forward, starts = sequences(index)
     everyone = np.arange(index.n_docs, dtype=np.int32)
-    check_before = []
+    check["term sequences (format 3)"] = []
     same = 0
-    for plan, found in zip(plans, found_now, strict=True):
+    for plan, now, before in zip(
+        plans, found["pairs (now)"], found["positions only (before)"], strict=True
+    ):
         # As format 3 ran it: the candidates hold every term of the phrase.
         old = []
         for phrase in plan.phrases:
@@ -188,15 +208,36 @@ def main(argv: list[str] | None = None) -> int:
                 holders = np.intersect1d(holders, index.postings(term)[0])
             t1 = time.perf_counter()
             old.append(holders[format3_matches(index, forward, starts, holders, phrase)])
-            check_before.append(time.perf_counter() - t1)
-        same += all(np.array_equal(a, b) for a, b in zip(old, found, strict=True))
-    now, before = interleaved(engine, phrases, format3_select(engine, forward, starts))
+            check["term sequences (format 3)"].append(time.perf_counter() - t1)
+        same += all(
+            np.array_equal(a, b) and np.array_equal(a, c)
+            for a, b, c in zip(old, now, before, strict=True)
+        )
+    new_select = engine._select
+    old_select = format3_select(engine, forward, starts)
+
+    def switch(checker, select):
+        def to() -> None:
+            index.phrases, engine._select = checker, select
+
+        return to
+
+    search = interleaved(
+        engine,
+        phrases,
+        {
+            "pairs (now)": switch(with_pairs, new_select),
+            "positions only (before)": switch(positions_only, new_select),
+            "term sequences (format 3)": switch(with_pairs, old_select),
+        },
+    )
+    switch(with_pairs, new_select)()
 
     print(f"\n# {len(phrases)} phrase queries at {index.n_docs:,} papers")
-    print(line("search, positions (now)", now))
-    print(line("search, term sequences (before)", before))
-    print(line("check alone, positions (now)", check_now))
-    print(line("check alone, term sequences (before)", check_before))
+    for name, samples in search.items():
+        print(line(f"search, {name}", samples))
+    for name, samples in check.items():
+        print(line(f"check alone, {name}", samples))
     print(f"same documents matched: {same}/{len(plans)} phrases")
     return 0 if same == len(plans) else 1
 

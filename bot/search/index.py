@@ -22,7 +22,9 @@ import numpy as np
 
 from bot.search.blockmax import BlockMax
 from bot.search.indexbuild import Expand, Partial, merge_partials, partial, tokenize_parallel
-from bot.search.phrases import PositionIndex
+from bot.search.pairs import PairIndex
+from bot.search.phrasematch import PositionIndex
+from bot.search.phrases import Runs
 from bot.search.savedfiles import atomic_folder, check_sizes, file_digest, read_meta
 from bot.search.topk import top_k as top_k  # re-exported: callers select from scores here
 
@@ -30,8 +32,8 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 # 3: `forward` (phrase checks); 4: term positions instead (bot/search/phrases); 5: block
-# maxima (bot/search/pruning)
-INDEX_FORMAT = 5
+# maxima (bot/search/pruning); 6: positions of frequent adjacent pairs (bot/search/pairs)
+INDEX_FORMAT = 6
 _ARRAYS = ("indptr", "doc_ids", "tfs", "doc_len", "sat", "pos_indptr", "positions")
 # Dense accumulation once the postings touched reach 1/_DENSE_RATIO of the documents.
 _DENSE_RATIO = 8
@@ -71,8 +73,16 @@ class BM25Index:
     # Score bounds per term and block (`bot.search.pruning`): loaded with a saved index,
     # else computed on first use.
     bounds: InitVar[BlockMax | None] = None
+    # Positions of adjacent pairs of frequent terms (`bot.search.pairs`): loaded with a saved
+    # index, else built from the positions above.
+    pair_index: InitVar[PairIndex | None] = None
 
-    def __post_init__(self, saturation: np.ndarray | None, bounds: BlockMax | None) -> None:
+    def __post_init__(
+        self,
+        saturation: np.ndarray | None,
+        bounds: BlockMax | None,
+        pair_index: PairIndex | None,
+    ) -> None:
         doc_len, params, tfs, doc_ids = self.doc_len, self.params, self.tfs, self.doc_ids
         self.n_docs = int(doc_len.shape[0])
         self.avgdl = float(doc_len.sum()) / self.n_docs if self.n_docs else 0.0
@@ -88,9 +98,9 @@ class BM25Index:
         self.sat = (
             saturation if saturation is not None else _saturation(tfs, doc_ids, self.norm, p.k1)
         )
-        self.phrases = PositionIndex(
-            self.indptr, doc_ids, tfs, doc_len, self.pos_indptr, self.positions
-        )
+        terms = Runs(self.indptr, doc_ids, tfs, self.pos_indptr, self.positions)
+        self.pairs = pair_index if pair_index is not None else PairIndex.build(terms, doc_len)
+        self.phrases = PositionIndex(terms, doc_len, self.pairs)
         self._block_max = bounds
 
     @property
@@ -277,7 +287,8 @@ class BM25Index:
         """Write into a temporary folder, then rename: a crash never leaves half an index."""
         with atomic_folder(folder) as tmp:
             digests = {}
-            arrays = {name: getattr(self, name) for name in _ARRAYS} | self.block_max.arrays()
+            arrays = {name: getattr(self, name) for name in _ARRAYS}
+            arrays |= self.block_max.arrays() | self.pairs.arrays()
             for name, values in arrays.items():
                 path = tmp / f"{name}.npy"
                 np.save(path, np.ascontiguousarray(values))
@@ -308,7 +319,7 @@ class BM25Index:
             # Sizes here; digests after start-up (`saved_digests`, bot.search.integrity):
             # hashing ~1.4 GB of arrays was most of a 1M-paper start.
             check_sizes(folder, meta.get("sizes", {}), meta.get("sizes", {}), IndexCacheError)
-            for name in (*_ARRAYS, *BlockMax.NAMES):
+            for name in (*_ARRAYS, *BlockMax.NAMES, *PairIndex.NAMES):
                 path = folder / f"{name}.npy"
                 arrays[name] = np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
             text = (folder / "vocab.txt").read_text(encoding="utf-8")
@@ -327,8 +338,10 @@ class BM25Index:
         params = BM25Params(*meta["params"])
         pos_indptr = arrays["pos_indptr"]
         bounds = BlockMax.from_arrays(arrays, len(arrays["doc_len"]))
+        pairs = PairIndex.from_arrays(arrays, len(vocab))
         if (
-            arrays["sat"].shape != arrays["doc_ids"].shape
+            pairs is None
+            or arrays["sat"].shape != arrays["doc_ids"].shape
             or pos_indptr.shape != indptr.shape
             or int(pos_indptr[-1]) != arrays["positions"].shape[0]
             or bounds is None
@@ -346,6 +359,7 @@ class BM25Index:
             pos_indptr=pos_indptr,
             positions=arrays["positions"],
             bounds=bounds,
+            pair_index=pairs,
         )
 
 

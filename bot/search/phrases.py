@@ -21,11 +21,9 @@ phrase "learning model", as the analyzer sees both.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
-
-_SHIFT = 32  # a key is doc << 32 | offset: one sorted int64 per occurrence, never across docs
-_LOW = (1 << _SHIFT) - 1
 
 
 def offset_dtype(longest: int) -> type[np.unsignedinteger]:
@@ -95,136 +93,51 @@ def positions_per_term(indptr: np.ndarray, tfs: np.ndarray) -> np.ndarray:
     return np.add.reduceat(tfs.astype(np.int64), indptr[:-1])
 
 
-class PositionIndex:
-    """The phrase side of a `BM25Index`: its postings plus the positions aligned with them."""
+class Runs(NamedTuple):
+    """Positional postings: per id (a term, or an adjacent pair of terms in
+    `bot.search.pairs`), its documents ascending, its count in each, and its offsets in each.
 
-    def __init__(
-        self,
-        indptr: np.ndarray,
-        doc_ids: np.ndarray,
-        tfs: np.ndarray,
-        doc_len: np.ndarray,
-        pos_indptr: np.ndarray,
-        positions: np.ndarray,
-    ) -> None:
-        self.indptr, self.doc_ids, self.tfs, self.doc_len = indptr, doc_ids, tfs, doc_len
-        self.pos_indptr, self.positions = pos_indptr, positions
-        self.n_docs = int(doc_len.shape[0])
-        # Where each document starts in the corpus's token space: an occurrence's key.
-        self.starts = np.zeros(self.n_docs + 1, dtype=np.int64)
-        np.cumsum(doc_len, out=self.starts[1:])
+    Run `g` covers postings `indptr[g]:indptr[g + 1]` and offsets
+    `positions[pos_indptr[g]:pos_indptr[g + 1]]`, one run per posting in postings order.
+    """
 
-    def docs_with(self, tids: Sequence[int], within: np.ndarray | None = None) -> np.ndarray:
-        """Ascending ids of the documents holding the run of term ids `tids` (only documents
-        whose entry in the boolean mask `within` is set, when given).
+    indptr: np.ndarray
+    doc_ids: np.ndarray
+    tfs: np.ndarray
+    pos_indptr: np.ndarray
+    positions: np.ndarray
 
-        Documents holding every term are found from the postings, rarest term first. Then the
-        occurrences there of the phrase's term with the fewest of them give the possible run
-        starts; each other term, fewest occurrences first, keeps the starts it continues,
-        its occurrences gathered only in the documents still alive. An occurrence's key is
-        its place in the corpus's token space (`starts[doc] + offset`), so keys are sorted
-        and a membership test is a bitmap lookup (`_members`); a start is kept only when the
-        whole run fits in its document, so a run never spans two documents.
-        """
-        if not tids:
-            return np.empty(0, np.int32)
-        unique = sorted(set(tids), key=lambda t: int(self.indptr[t + 1] - self.indptr[t]))
-        docs = self._block(unique[0])
-        if within is not None:
-            docs = docs[within[docs]]
-        mark = np.zeros(self.n_docs, dtype=bool)
-        for tid in unique[1:]:
-            if not docs.shape[0]:
-                break
-            mark[:] = False
-            mark[self._block(tid)] = True
-            docs = docs[mark[docs]]
-        if len(tids) == 1 or not docs.shape[0]:
-            return np.asarray(docs, dtype=np.int32)
-        mark[:] = False
-        mark[docs] = True
-        # Per distinct term: which of its postings are candidates, and how many occurrences.
-        chosen = {tid: np.flatnonzero(mark[self._block(tid)]) for tid in unique}
-        sizes = {tid: int(self.tfs[self.indptr[tid] + sel].sum()) for tid, sel in chosen.items()}
-        order = sorted(range(len(tids)), key=lambda j: sizes[tids[j]])
-        anchor = order[0]
-        owner, offsets = self._occurrences(tids[anchor], chosen[tids[anchor]])
-        fits = (offsets >= anchor) & (
-            offsets - anchor + len(tids) <= self.doc_len[owner].astype(np.int64)
-        )
-        owner = owner[fits]
-        starts = self.starts[owner] + offsets[fits] - anchor
-        for j in order[1:]:
-            if not starts.shape[0]:
-                break
-            mark[:] = False
-            mark[owner] = True  # the documents still alive
-            tid = tids[j]
-            sel = chosen[tid]
-            sel = sel[mark[self._block(tid)[sel]]]
-            where, offsets = self._occurrences(tid, sel)
-            hit = _members(starts + j, self.starts[where] + offsets)
-            owner, starts = owner[hit], starts[hit]
-        return _distinct(owner).astype(np.int32)
+    def size(self, gid: int) -> int:
+        """How many documents hold `gid`."""
+        return int(self.indptr[gid + 1] - self.indptr[gid])
 
-    def occurrences_in(self, tid: int, within: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(document, offset) of every occurrence of term `tid` in the documents whose entry
-        in the boolean mask `within` is set, documents ascending, offsets ascending in each
-        (the word-order bonus of `bot.search.proximity` reads pairs from these)."""
-        return self._occurrences(tid, np.flatnonzero(within[self._block(tid)]))
+    def block(self, gid: int) -> np.ndarray:
+        """The documents holding `gid`, ascending."""
+        return np.asarray(self.doc_ids[self.indptr[gid] : self.indptr[gid + 1]])
 
-    def _block(self, tid: int) -> np.ndarray:
-        return np.asarray(self.doc_ids[self.indptr[tid] : self.indptr[tid + 1]])
+    def occurrence_count(self, gid: int, sel: np.ndarray) -> int:
+        """How many occurrences `gid` has in its postings `sel`."""
+        return int(np.asarray(self.tfs[self.indptr[gid] + sel], dtype=np.int64).sum())
 
-    def _occurrences(self, tid: int, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(document, offset) of every occurrence of `tid` in its postings `sel`, in order."""
-        a, b = int(self.indptr[tid]), int(self.indptr[tid + 1])
-        tf = np.asarray(self.tfs[a:b], dtype=np.int64)
+    def occurrences(self, gid: int, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(document, offset) of every occurrence of `gid` in its postings `sel` (ascending
+        indices into its block), in order."""
+        a = int(self.indptr[gid])
+        if not sel.shape[0]:
+            return np.empty(0, np.int64), np.empty(0, np.int64)
+        # Where each chosen posting's run starts in `positions`: the id's start plus the
+        # tfs of its earlier postings (only up to the last chosen one are summed).
+        tf = np.asarray(self.tfs[a : a + int(sel[-1]) + 1], dtype=np.int64)
         counts = tf[sel]
-        # Where each chosen posting's run starts in `positions`: the term's start plus the
-        # tfs of its earlier postings.
-        first = int(self.pos_indptr[tid]) + np.cumsum(tf)[sel] - counts
+        first = int(self.pos_indptr[gid]) + np.cumsum(tf)[sel] - counts
         total = int(counts.sum())
         flat = np.repeat(first - (np.cumsum(counts) - counts), counts) + np.arange(total)
         offsets = np.asarray(self.positions)[flat].astype(np.int64)
-        docs = np.repeat(np.asarray(self.doc_ids[a:b])[sel], counts)
+        docs = np.repeat(np.asarray(self.doc_ids[a + sel], dtype=np.int64), counts)
         return docs, offsets
 
 
-WINDOW = 1 << 22  # token-space bitmap per membership window: 4 MB, whatever the corpus size
-
-
-def _members(probe: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """Mask of the sorted `probe` values found in the sorted `keys`, in O(len) per window.
-
-    A scatter into a bitmap and a gather from it; `np.searchsorted` costs a binary search per
-    probe (~3x slower at 1M papers). The key range is cut into windows of `WINDOW` tokens, so
-    the scratch memory stays small on any corpus; only windows holding keys are visited.
-    """
-    hit = np.zeros(probe.shape[0], dtype=bool)
-    if not keys.shape[0] or not probe.shape[0]:
-        return hit
-    base = int(keys[0])
-    span = int(keys[-1]) - base + 1
-    bitmap = np.zeros(min(span, WINDOW), dtype=bool)
-    windows = _distinct((keys - base) // WINDOW)
-    edges = base + np.concatenate([windows, windows[-1:] + 1]) * WINDOW
-    k_at = np.searchsorted(keys, edges)
-    p_at = np.searchsorted(probe, edges)
-    for w in range(windows.shape[0]):
-        low = int(edges[w])
-        ks = keys[k_at[w] : k_at[w + 1]] - low
-        ps = probe[p_at[w] : p_at[w + 1]] - low
-        inside = ps < bitmap.shape[0]
-        if not ks.shape[0] or not inside.any():
-            continue
-        bitmap[ks] = True
-        hit[p_at[w] : p_at[w + 1]][inside] = bitmap[ps[inside]]
-        bitmap[ks] = False
-    return hit
-
-
-def _distinct(values: np.ndarray) -> np.ndarray:
+def distinct(values: np.ndarray) -> np.ndarray:
     """The distinct values of a sorted array (`np.unique` hashes or sorts again: slower)."""
     if not values.shape[0]:
         return values

@@ -117,19 +117,27 @@ def format3_docs(docs: list[list[str]], phrase: Sequence[str]) -> list[int]:
     return [d for d, tokens in enumerate(docs) if run in " " + " ".join(tokens) + " "]
 
 
+def three_builds(
+    docs: list[list[str]], tmp_path, monkeypatch, chunk: int
+) -> tuple[BM25Index, BM25Index, BM25Index]:
+    """The index of `docs` built serially, built in parallel by chunks of `chunk` documents,
+    and saved then loaded memory-mapped: every way an index reaches a search."""
+    serial = BM25Index.build(docs, BM25Params())
+    monkeypatch.setattr("bot.search.indexbuild.PARALLEL_MIN_DOCS", 1)
+    monkeypatch.setattr("bot.search.indexbuild.PARALLEL_CHUNK", chunk)
+    parallel = BM25Index.build_parallel(docs, lambda d: d, BM25Params(), workers=2)
+    serial.save(tmp_path / "idx", {"k": 1})
+    return serial, parallel, BM25Index.load(tmp_path / "idx", {"k": 1}, mmap=True)
+
+
 @pytest.mark.parametrize("window", [1 << 22, 512])  # 512: many membership windows
 def test_positions_match_what_term_sequences_matched(tmp_path, monkeypatch, window) -> None:
     """Parity, new vs old: random phrases (1-5 terms, repeats, absent runs, edges) on a random
     corpus, serial and parallel builds, after a memory-mapped load, with and without a filter."""
-    monkeypatch.setattr("bot.search.phrases.WINDOW", window)
+    monkeypatch.setattr("bot.search.phrasematch.WINDOW", window)
     rng = random.Random(17)
     docs = random_corpus(rng, 1500, 40)
-    serial = BM25Index.build(docs, BM25Params())
-    monkeypatch.setattr("bot.search.indexbuild.PARALLEL_MIN_DOCS", 1)
-    monkeypatch.setattr("bot.search.indexbuild.PARALLEL_CHUNK", 1000)
-    parallel = BM25Index.build_parallel(docs, lambda d: d, BM25Params(), workers=2)
-    serial.save(tmp_path / "idx", {"k": 1})
-    loaded = BM25Index.load(tmp_path / "idx", {"k": 1}, mmap=True)
+    serial, parallel, loaded = three_builds(docs, tmp_path, monkeypatch, 1000)
     assert serial.positions.dtype == np.uint16
     phrases = [
         tuple(rng.choices([f"w{i}" for i in range(12)], k=rng.randint(1, 5))) for _ in range(150)
