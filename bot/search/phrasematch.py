@@ -15,7 +15,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from bot.search.pairs import NOWHERE, PairIndex
+from bot.search.pairs import NOT_INDEXED, NOWHERE, PairIndex
 from bot.search.phrases import Runs, distinct
 
 Gram = tuple[Runs, int, int]  # (terms or pairs, id there, offset in the phrase)
@@ -132,8 +132,21 @@ class PositionIndex:
     def occurrences_in(self, tid: int, within: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(document, offset) of every occurrence of term `tid` in the documents whose entry
         in the boolean mask `within` is set, documents ascending, offsets ascending in each
-        (the word-order bonus of `bot.search.proximity` reads pairs from these)."""
+        (the reference for `bot.search.proximity.occurrences`, which reads a few documents)."""
         return self.terms.occurrences(tid, np.flatnonzero(within[self.terms.block(tid)]))
+
+    def pair_counts(self, first: int, second: int, docs: np.ndarray) -> np.ndarray | None:
+        """How often each of the ascending documents `docs` holds term `first` right before
+        term `second`, from the pair's postings; None when that pair is not indexed."""
+        pid = self.pairs.find(first, second)
+        if pid == NOT_INDEXED:
+            return None
+        counts = np.zeros(docs.shape[0], dtype=np.int64)
+        if pid != NOWHERE:
+            found, rows = self._locate(np.asarray(docs), self.pairs.runs.block(pid))
+            start = int(self.pairs.runs.indptr[pid])
+            counts[found] = self.pairs.runs.tfs[start + rows[found]]
+        return counts
 
 
 def _members(probe: np.ndarray, keys: np.ndarray) -> np.ndarray:

@@ -45,19 +45,24 @@ def pair_bonus(
         return bonus
     order = np.argsort(docs, kind="stable")
     ranked = docs[order]
+    # Pairs of frequent words are indexed (`bot.search.pairs`): their counts are looked up.
+    indexed = {pair: index.phrases.pair_counts(*pair, ranked) for pair in weights}
     keys: dict[int, np.ndarray] = {}  # per term: doc << 32 | offset, ascending
-    for tid in {t for pair in weights for t in pair}:
+    for tid in {t for pair, counted in indexed.items() if counted is None for t in pair}:
         owner, offsets = occurrences(index, tid, ranked)
         keys[tid] = (owner.astype(np.int64) << _SHIFT) | offsets.astype(np.int64)
     for (a, b), idf in weights.items():
-        first, second = keys[a], keys[b]
-        if not first.shape[0] or not second.shape[0]:
-            continue
-        # b right after a: offsets stay far below 2^32, so a run never spans two papers.
-        at = np.minimum(np.searchsorted(second, first + 1), second.shape[0] - 1)
-        found = first[second[at] == first + 1] >> _SHIFT
-        rows = order[np.searchsorted(ranked, found)]
-        counts = np.bincount(rows, minlength=docs.shape[0]).astype(np.float64)
+        counts = np.zeros(docs.shape[0], dtype=np.float64)
+        counted = indexed[(a, b)]
+        if counted is not None:
+            counts[order] = counted
+        elif keys[a].shape[0] and keys[b].shape[0]:
+            first, second = keys[a], keys[b]
+            # b right after a: offsets stay far below 2^32, so a run never spans two papers.
+            at = np.minimum(np.searchsorted(second, first + 1), second.shape[0] - 1)
+            found = first[second[at] == first + 1] >> _SHIFT
+            rows = order[np.searchsorted(ranked, found)]
+            counts = np.bincount(rows, minlength=docs.shape[0]).astype(np.float64)
         bonus += idf * counts * (k1 + 1) / (counts + k1)
     return bonus
 

@@ -6,19 +6,22 @@ documents, counts and offsets found by walking every document's terms (for one c
 documents and for many, serial and parallel builds, saved and memory-mapped); phrase checks
 that use pairs agree with a brute-force scan of the analysed papers of tests/ on random phrases
 (1-5 terms, repeats, absent runs) at several frequency thresholds, with and without a filter; a
-damaged pair array is refused at load.
+damaged pair array is refused at load; the word-order bonus from pair counts is the bonus from
+positions.
 """
 
 from __future__ import annotations
 
 import random
 from collections import defaultdict
+from itertools import pairwise
 
 import numpy as np
 import pytest
 
 from bot.search.index import BM25Index, BM25Params, IndexCacheError
 from bot.search.pairs import PairIndex
+from bot.search.proximity import pair_bonus
 from tests.search.test_phrases import contains_run, docs, random_corpus, three_builds
 
 __all__ = ["docs"]  # the module's fixture: the analysed papers of tests/
@@ -143,3 +146,26 @@ def test_pairs_of_no_positions_are_empty() -> None:
     assert bare.pos_indptr.tolist() == empty.tolist()
     assert bare.pairs.keys.shape[0] == 0
     assert isinstance(bare.pairs, PairIndex)
+
+
+def test_word_order_bonus_from_pairs_is_the_bonus_from_positions(monkeypatch) -> None:
+    """The proximity bonus reads an indexed pair's counts from its postings: the same floats
+    as finding the runs in the terms' positions (an index with no pairs)."""
+    rng = random.Random(9)
+    docs = random_corpus(rng, 800, 25)
+    index = BM25Index.build(docs, BM25Params())
+    monkeypatch.setattr("bot.search.pairs.MIN_SHARE", 2.0)
+    plain = BM25Index.build(docs, BM25Params())
+    words = sorted(index.vocab, key=index.doc_freq, reverse=True)
+    through_pairs = 0
+    for _ in range(150):
+        query = rng.choices(words[:12], k=rng.randint(2, 5))
+        ranked = np.array(sorted(rng.sample(range(len(docs)), rng.choice([1, 10, 100]))))
+        shuffled = rng.sample(ranked.tolist(), len(ranked))  # top matches come in any order
+        top = np.array(shuffled, dtype=np.int64)
+        assert pair_bonus(index, query, top).tolist() == pair_bonus(plain, query, top).tolist()
+        tids = [index.vocab[t] for t in query]
+        through_pairs += any(
+            index.phrases.pair_counts(a, b, ranked) is not None for a, b in pairwise(tids)
+        )
+    assert through_pairs > 50  # the premise: most queries had an indexed pair
