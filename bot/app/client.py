@@ -155,6 +155,25 @@ class PaperBot(commands.AutoShardedBot):
     async def _max_concurrency(self) -> int:
         return (await self.fetch_session_start_limits()).max_concurrency
 
+    async def launch_shards(self) -> None:
+        """Connect this process's shards; a stop (`close`) cancels what is left of it.
+
+        discord.py retries a failed shard connect every 5 s for ever, even once the bot is
+        closing (each retry then fails with "Session is closed"), so a SIGTERM while shards were
+        still connecting never ended the process.
+        """
+        launch = asyncio.ensure_future(super().launch_shards())
+        stopped = asyncio.ensure_future(self.stopping.wait())
+        try:
+            await asyncio.wait({launch, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+            if not launch.done():
+                launch.cancel()
+                await asyncio.gather(launch, return_exceptions=True)
+        if not launch.cancelled():
+            launch.result()
+
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
         """Wait only as long as this shard's IDENTIFY bucket needs (see bot.app.identify)."""
         waited = await self.identify_pacer.wait(shard_id)

@@ -355,6 +355,38 @@ async def test_sigterm_while_the_index_build_workers_run_exits_0_at_once(
         await asyncio.sleep(0.05)
 
 
+
+async def test_sigterm_while_shards_are_still_connecting_exits_0_within_10_s(
+    fake_discord: FakeDiscord, tmp_path: Path
+) -> None:
+    """Issue 12 item 14, at start-up: four shards, one IDENTIFY per 5 s (max_concurrency 1), so
+    shards 1-3 are still connecting when SIGTERM arrives after shard 0's IDENTIFY.
+
+    discord.py's `AutoShardedBot.launch_shard` retries a failed connect every 5 s, for ever and
+    even after `close()`: each retry failed with "Session is closed", the process never exited
+    and was SIGKILLed by whoever stopped it (seen in the two-process daily test under load)."""
+    config = write_config(tmp_path, [ICML])
+    log_path = tmp_path / "bot.log"
+    proc = await start_bot(fake_discord, config, log_path, env={"SHARD_COUNT": "4"})
+    try:
+        first = await fake_discord.gateway.identifies.wait_for(timeout=60)
+        assert tuple(first["shard"]) == (0, 4)
+        started = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        code = await asyncio.wait_for(proc.wait(), 10)
+        took = time.monotonic() - started
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    output = log_path.read_text(errors="replace")
+    assert code == 0, output
+    assert took < 10
+    assert "Session is closed" not in output
+    assert "Traceback" not in output
+    assert len(fake_discord.gateway.identifies.items) < 4, "every shard connected first"
+
+
 SLOW_SEARCHES = 5
 # Loaded by the child before the bot (sitecustomize): searches for "slow …" take 15 s.
 SLOW_SEARCH = """
