@@ -355,7 +355,6 @@ async def test_sigterm_while_the_index_build_workers_run_exits_0_at_once(
         await asyncio.sleep(0.05)
 
 
-
 async def test_sigterm_while_shards_are_still_connecting_exits_0_within_10_s(
     fake_discord: FakeDiscord, tmp_path: Path
 ) -> None:
