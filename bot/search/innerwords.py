@@ -50,7 +50,9 @@ class InnerWords:
         doc = np.cumsum(breaks)[~breaks]
         n_words, n_docs = len(ids) - 1, max(1, len(folded))
         pairs = np.sort((codes[~breaks] - 1) * n_docs + doc)
-        pairs = pairs[np.concatenate(([True], pairs[1:] != pairs[:-1]))]
+        first = np.ones(pairs.shape[0], dtype=bool)
+        first[1:] = pairs[1:] != pairs[:-1]
+        pairs = pairs[first]
         ptr = np.zeros(n_words + 1, dtype=np.int64)
         np.cumsum(np.bincount(pairs // n_docs, minlength=n_words), out=ptr[1:])
         vocab = StringColumn.of(list(ids)[1:])

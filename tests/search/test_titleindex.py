@@ -202,3 +202,12 @@ def test_saved_store_answers_like_memory(engines: tuple[SearchEngine, SearchEngi
     assert list(saved.ids) == [p.id for p in memory.papers]
     assert list(saved.added) == [p.added for p in memory.papers]
     assert not saved.has_paper("nope")
+
+
+@pytest.mark.parametrize("titles", [[""], ["", "", ""], []])
+def test_titles_with_no_words_build_an_index_that_finds_nothing(titles: list[str]) -> None:
+    """A corpus whose titles hold no word (or no paper) still builds and answers: the inner-word
+    index used to fail on its empty pair list with an IndexError."""
+    index = TitleIndex.of(titles)
+    assert index.complete("a", LIMIT) == []
+    assert index.inner.docs.shape == (0,)
