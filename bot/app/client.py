@@ -14,6 +14,7 @@ import json
 import logging
 import pkgutil
 import sqlite3
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -264,6 +265,16 @@ class PaperBot(commands.AutoShardedBot):
         if self._shutdown_task is None:
             self._shutdown_task = asyncio.ensure_future(self._shutdown())
         await asyncio.shield(self._shutdown_task)
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        # discord.py's waits only for its own close (gateway, HTTP) once one has begun; ours
+        # goes on to the database, which the process must not leave before it is closed.
+        await self.close()
 
     async def _shutdown(self) -> None:
         await self.syncer.stop()
