@@ -41,6 +41,7 @@ SERVERS = 40
 CLAIM_SECONDS = 5  # a killed process's claim is taken over after this; above one send
 SEND_DELAY = 0.05  # each post takes this long at the loopback Discord: the run has a middle
 SENT = re.compile(r"guild (\d+): posted \S+ for")
+READY = re.compile(r"ready as \S+ in (\d+) servers")
 FOUND = re.compile(r"guild (\d+): \S+ was already posted")
 
 
@@ -59,6 +60,10 @@ class Process:
     def found(self) -> list[int]:
         """Servers whose post (an earlier attempt's, e.g. the killed process's) it found sent."""
         return self._grep(FOUND)
+
+    def ready_in(self) -> list[int]:
+        """How many servers each of its runs saw when it became ready (its READY log line)."""
+        return self._grep(READY)
 
     def _grep(self, pattern: re.Pattern[str]) -> list[int]:
         text = "".join(p.read_text(errors="replace") for p in self.logs)
@@ -197,6 +202,9 @@ async def run_day(
             await until(lambda: posts(fake, mine) >= 3, f"{first.name}'s first posts", fleet)
             await fleet.kill(first)  # SIGKILL: mid-run, a post maybe claimed or on its way
             await fleet.start(first)
+            # Ready before the day may end: a restarted process that is stopped while still
+            # connecting proves nothing about what it would have posted.
+            await until(lambda: bool(first.ready_in()), f"{first.name} ready again", fleet)
             await until(lambda: posts(fake, channels) == SERVERS, "every server's post", fleet)
 
             async def all_sent() -> bool:
@@ -265,7 +273,6 @@ async def test_overlapping_processes_still_post_each_server_once(
     # at the same moment depends on the machine's load; the claim's race itself is pinned by
     # tests/storage's two-processes race test on both databases.
     for process in processes:
-        text = "".join(log.read_text(errors="replace") for log in process.logs)
-        seen = [int(n) for n in re.findall(r"ready as \S+ in (\d+) servers", text)]
+        seen = process.ready_in()
         assert seen, fleet.logs()
         assert set(seen) == {len(fake.world.guilds)}, (process.name, seen)
