@@ -135,10 +135,12 @@ class LoadReport:
         if skip and kind not in FILE_LEVEL:
             self.skipped += 1
 
-    def summary(self) -> str:
+    def summary(self, count: int | None = None) -> str:
+        """One line for the log; `count` papers when they are not in `papers` (streamed)."""
         names = ", ".join(p.name for p in self.files)
+        count = len(self.papers) if count is None else count
         return (
-            f"loaded {len(self.papers)} papers from {len(self.files)} file(s) ({names}); "
+            f"loaded {count} papers from {len(self.files)} file(s) ({names}); "
             f"skipped {self.skipped}"
         )
 
@@ -265,11 +267,28 @@ def load_file(
 ) -> LoadReport:
     """Append the papers of one file to `report` (a new one by default)."""
     report = report or LoadReport()
+    seen = {p.id for p in report.papers}
+    added = list(iter_file(path, exclude_status, report, seen, progress))
+    report.papers = [*report.papers, *added]
+    return report
+
+
+def iter_file(
+    path: Path,
+    exclude_status: Iterable[str],
+    report: LoadReport,
+    seen: set[str],
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[Paper]:
+    """The papers of one file, one at a time, problems recorded in `report` as they are met;
+    `seen` holds the ids already loaded (duplicates are reported and dropped) and grows.
+
+    A streamed index build (`bot.search.textbuild`) never holds every paper at once."""
     report.files.append(path)
     if not path.is_file():
         what = "is a directory, not a corpus file" if path.is_dir() else "no such file"
         report.problem(path, None, ProblemKind.MISSING, what)
-        return report
+        return
     fmt = detect_format(path)
     excluded = {s.casefold() for s in exclude_status}
     venue, year = venue_from_filename(path)
@@ -280,8 +299,6 @@ def load_file(
     records = (
         _json_array_records(path, report) if fmt == "paperlist" else _jsonl_records(path, report)
     )
-    seen = {p.id for p in report.papers}
-    added: list[Paper] = []
     for line, record in records:
         if progress:
             progress(line)
@@ -305,9 +322,21 @@ def load_file(
             report.problem(path, line, ProblemKind.DUPLICATE, f"duplicate id {paper.id!r} dropped")
             continue
         seen.add(paper.id)
-        added.append(paper)
-    report.papers = [*report.papers, *added]
-    return report
+        yield paper
+
+
+def check_loaded(report: LoadReport, count: int) -> None:
+    """What `load_corpus` does once every file is read (`count` papers): a missing file or
+    no usable paper at all is a `CorpusError`; the problems are logged, then a summary."""
+    missing = [p for p in report.problems if p.kind is ProblemKind.MISSING]
+    if missing:
+        raise CorpusError("; ".join(map(str, missing)))
+    for problem in report.problems:
+        log.warning("%s", problem)
+    if not count:
+        names = ", ".join(str(p) for p in report.files) or "(no files configured)"
+        first = "; ".join(map(str, report.problems[:3]))
+        raise CorpusError(f"no usable paper in {names}" + (f": {first}" if first else ""))
 
 
 def load_corpus(
@@ -319,14 +348,6 @@ def load_corpus(
     exclude = tuple(exclude_status)
     for path in paths:
         load_file(Path(path), exclude_status=exclude, report=report)
-    missing = [p for p in report.problems if p.kind is ProblemKind.MISSING]
-    if missing:
-        raise CorpusError("; ".join(map(str, missing)))
-    for problem in report.problems:
-        log.warning("%s", problem)
-    if not report.papers:
-        names = ", ".join(str(p) for p in report.files) or "(no files configured)"
-        first = "; ".join(map(str, report.problems[:3]))
-        raise CorpusError(f"no usable paper in {names}" + (f": {first}" if first else ""))
+    check_loaded(report, len(report.papers))
     log.info("%s", report.summary())
     return report

@@ -23,7 +23,7 @@ import signal
 import threading
 import traceback
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from types import TracebackType
@@ -37,6 +37,7 @@ Result = TypeVar("Result")
 _LOCK = threading.Lock()
 _RUNNING: set[Workers[Any, Any]] = set()
 _STATE = {"exiting": False, "hooked": False}
+_END = object()  # what `imap` gets from an exhausted task iterator
 EXIT_LOCK_TIMEOUT = 5.0  # seconds the exit hook waits for a fork in progress, at most
 
 
@@ -110,6 +111,48 @@ class Workers(Generic[Task, Result]):
                     done[busy.pop(ready)] = self._receive(ready)
                     idle.append(ready)
             yield done.pop(index)
+
+    def imap(self, tasks: Iterable[Task], ahead: int = 1) -> Iterator[Result]:
+        """`map` over tasks made while the workers run (a streamed build reads its corpus
+        meanwhile): at most `ahead` tasks are taken from `tasks` beyond those the workers
+        hold, so making the next task overlaps their work and memory stays bounded."""
+        source = iter(tasks)
+        pending: deque[tuple[int, Task]] = deque()
+        idle = list(self.conns)
+        busy: dict[Connection, int] = {}
+        done: dict[int, Result] = {}
+        made = given = 0
+        more = True
+        while True:
+            while idle and (pending or more):
+                if not pending:
+                    task = next(source, _END)
+                    if task is _END:
+                        more = False
+                        continue
+                    pending.append((made, task))  # type: ignore[arg-type]
+                    made += 1
+                conn = idle.pop()
+                busy[conn], task = pending.popleft()
+                self._send(conn, task)
+            while given in done:
+                yield done.pop(given)
+                given += 1
+            if not busy:
+                return
+            ready = wait(list(busy), timeout=0)
+            if not ready and more and len(pending) < ahead:
+                task = next(source, _END)
+                if task is _END:
+                    more = False
+                else:
+                    pending.append((made, task))  # type: ignore[arg-type]
+                    made += 1
+                continue
+            for answered in ready or wait(list(busy)):
+                assert isinstance(answered, Connection)
+                done[busy.pop(answered)] = self._receive(answered)
+                idle.append(answered)
 
     def _send(self, conn: Connection, task: Task | None) -> None:
         try:

@@ -22,6 +22,8 @@ import numpy as np
 
 from bot.search.blockmax import BlockMax
 from bot.search.indexbuild import Expand, Partial, merge_partials, partial, tokenize_parallel
+from bot.search.okapi import MIN_IDF as MIN_IDF  # re-exported
+from bot.search.okapi import length_norms, okapi_idf, posting_saturation
 from bot.search.pairs import PairIndex
 from bot.search.phrasematch import PositionIndex
 from bot.search.phrases import Runs
@@ -34,7 +36,7 @@ T = TypeVar("T")
 # 3: `forward` (phrase checks); 4: term positions instead (bot/search/phrases); 5: block
 # maxima (bot/search/pruning); 6: positions of frequent adjacent pairs (bot/search/pairs)
 INDEX_FORMAT = 6
-_ARRAYS = ("indptr", "doc_ids", "tfs", "doc_len", "sat", "pos_indptr", "positions")
+SAVED_ARRAYS = ("indptr", "doc_ids", "tfs", "doc_len", "sat", "pos_indptr", "positions")
 # Dense accumulation once the postings touched reach 1/_DENSE_RATIO of the documents.
 _DENSE_RATIO = 8
 
@@ -85,18 +87,16 @@ class BM25Index:
     ) -> None:
         doc_len, params, tfs, doc_ids = self.doc_len, self.params, self.tfs, self.doc_ids
         self.n_docs = int(doc_len.shape[0])
-        self.avgdl = float(doc_len.sum()) / self.n_docs if self.n_docs else 0.0
         df = np.diff(self.indptr).astype(np.float64)
-        self.idf = _okapi_idf(df, self.n_docs, params.epsilon)
-        p = params
-        # rank_bm25: q_freq + k1 * (1 - b + b * doc_len / avgdl), per document, computed once.
-        safe_avgdl = self.avgdl or 1.0
-        self.norm = p.k1 * (1 - p.b + p.b * doc_len.astype(np.float64) / safe_avgdl)
+        self.idf = okapi_idf(df, self.n_docs, params.epsilon)
+        self.avgdl, self.norm = length_norms(doc_len, params)
         # Per posting, rank_bm25's tf * (k1 + 1) / (tf + norm[doc]) (float64, same operations):
         # a query then costs one multiply by idf and one scatter-add per postings list. Saved
         # with the index and memory-mapped on load, so it costs no start-up and no private RSS.
         self.sat = (
-            saturation if saturation is not None else _saturation(tfs, doc_ids, self.norm, p.k1)
+            saturation
+            if saturation is not None
+            else posting_saturation(tfs, doc_ids, self.norm, params.k1)
         )
         terms = Runs(self.indptr, doc_ids, tfs, self.pos_indptr, self.positions)
         self.pairs = pair_index if pair_index is not None else PairIndex.build(terms, doc_len)
@@ -286,29 +286,13 @@ class BM25Index:
     def save(self, folder: Path, meta: dict[str, Any]) -> None:
         """Write into a temporary folder, then rename: a crash never leaves half an index."""
         with atomic_folder(folder) as tmp:
-            digests = {}
-            arrays = {name: getattr(self, name) for name in _ARRAYS}
+            arrays = {name: getattr(self, name) for name in SAVED_ARRAYS}
             arrays |= self.block_max.arrays() | self.pairs.arrays()
             for name, values in arrays.items():
-                path = tmp / f"{name}.npy"
-                np.save(path, np.ascontiguousarray(values))
-                digests[name] = file_digest(path)
+                np.save(tmp / f"{name}.npy", np.ascontiguousarray(values))
             terms = sorted(self.vocab, key=self.vocab.__getitem__)
-            vocab_path = tmp / "vocab.txt"
-            vocab_path.write_text("\n".join(terms), encoding="utf-8")
-            digests["vocab"] = file_digest(vocab_path)
-            sizes = {f"{n}.npy": (tmp / f"{n}.npy").stat().st_size for n in arrays}
-            sizes["vocab.txt"] = vocab_path.stat().st_size
-            full_meta = dict(
-                meta,
-                format=INDEX_FORMAT,
-                sizes={name: {"bytes": size} for name, size in sizes.items()},
-                n_docs=self.n_docs,
-                n_terms=len(self.vocab),
-                digests=digests,
-                params=[self.params.k1, self.params.b, self.params.epsilon],
-            )
-            (tmp / "meta.json").write_text(json.dumps(full_meta, indent=1), encoding="utf-8")
+            (tmp / "vocab.txt").write_text("\n".join(terms), encoding="utf-8")
+            write_meta(tmp, list(arrays), meta, self.n_docs, len(self.vocab), self.params)
 
     @classmethod
     def load(cls, folder: Path, expect: dict[str, Any], *, mmap: bool = False) -> BM25Index:
@@ -319,7 +303,7 @@ class BM25Index:
             # Sizes here; digests after start-up (`saved_digests`, bot.search.integrity):
             # hashing ~1.4 GB of arrays was most of a 1M-paper start.
             check_sizes(folder, meta.get("sizes", {}), meta.get("sizes", {}), IndexCacheError)
-            for name in (*_ARRAYS, *BlockMax.NAMES, *PairIndex.NAMES):
+            for name in (*SAVED_ARRAYS, *BlockMax.NAMES, *PairIndex.NAMES):
                 path = folder / f"{name}.npy"
                 arrays[name] = np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
             text = (folder / "vocab.txt").read_text(encoding="utf-8")
@@ -373,37 +357,27 @@ def saved_digests(folder: Path) -> dict[str, str]:
     return {(f"{k}.npy" if k != "vocab" else "vocab.txt"): str(v) for k, v in digests.items()}
 
 
-def _saturation(tfs: np.ndarray, doc_ids: np.ndarray, norm: np.ndarray, k1: float) -> np.ndarray:
-    """tf * (k1 + 1) / (tf + norm[doc]) for every posting, in blocks (small temporaries)."""
-    out = np.empty(tfs.shape[0], dtype=np.float64)
-    k1p1 = k1 + 1
-    step = 1 << 20
-    for a in range(0, tfs.shape[0], step):
-        tf = tfs[a : a + step].astype(np.float64)
-        block = tf * k1p1
-        block /= tf + norm[doc_ids[a : a + step]]
-        out[a : a + step] = block
-    return out
-
-
-# The idf a word present in at least half the documents gets when eps * mean idf is not
-# positive (a corpus of a handful of papers): small, but it still counts.
-MIN_IDF = 0.01
-
-
-def _okapi_idf(df: np.ndarray, n_docs: int, epsilon: float) -> np.ndarray:
-    """rank_bm25's idf: log((N - n + 0.5) / (n + 0.5)), floored at eps * mean idf.
-
-    rank_bm25 floors only negative idf (n > N/2). Two departures, both where its idf is not
-    positive, so a paper containing the query word is never "no match": a word in exactly
-    half the documents (idf 0, e.g. 2 of 4 papers) gets the floor too, and when the floor
-    itself is not positive (tiny corpora whose mean idf is <= 0) it is MIN_IDF. Wherever
-    rank_bm25's idf is positive the two agree to the bit (the parity tests pin it).
-    """
-    if df.size == 0:
-        return df
-    idf = np.log(n_docs - df + 0.5) - np.log(df + 0.5)
-    average = float(idf.sum()) / idf.size
-    floor = epsilon * average
-    idf[idf <= 0] = floor if floor > 0 else MIN_IDF
-    return idf
+def write_meta(
+    folder: Path,
+    arrays: Sequence[str],
+    meta: dict[str, Any],
+    n_docs: int,
+    n_terms: int,
+    params: BM25Params,
+) -> None:
+    """meta.json of an index whose `arrays` (.npy) and vocab.txt are written in `folder`:
+    `meta`, the format, every file's size and digest, the counts and the BM25 parameters."""
+    digests = {name: file_digest(folder / f"{name}.npy") for name in arrays}
+    digests["vocab"] = file_digest(folder / "vocab.txt")
+    sizes = {f"{n}.npy": (folder / f"{n}.npy").stat().st_size for n in arrays}
+    sizes["vocab.txt"] = (folder / "vocab.txt").stat().st_size
+    full_meta = dict(
+        meta,
+        format=INDEX_FORMAT,
+        sizes={name: {"bytes": size} for name, size in sizes.items()},
+        n_docs=n_docs,
+        n_terms=n_terms,
+        digests=digests,
+        params=[params.k1, params.b, params.epsilon],
+    )
+    (folder / "meta.json").write_text(json.dumps(full_meta, indent=1), encoding="utf-8")

@@ -21,8 +21,10 @@ from bot.search.analyzer import Analyzer
 from bot.search.corpus import LoadProblem, LoadReport, load_corpus
 from bot.search.index import BM25Index, BM25Params, IndexCacheError, saved_digests
 from bot.search.integrity import IntegrityCheck
-from bot.search.paperstore import PaperStore, StoreError, digests, save_store, storable
+from bot.search.paperstore import PaperStore, StoreError, digests
 from bot.search.savedfiles import atomic_file, remove_stale
+from bot.search.storewriter import NotStorable, save_store, storable
+from bot.search.textbuild import build_saved
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchEngine
@@ -121,7 +123,18 @@ def load_engine(cls: type[SearchEngine], settings: Settings) -> SearchEngine:
         except StoreError as exc:
             log.warning("re-reading the corpus: %s", exc)
             store = None
-    if store is not None:
+    streamed = False
+    if index is None and store is None:
+        built = _build_streamed(settings, analyzer, params, folder, expect, stamp)
+        if built is not None:
+            # Opened as a reused one is: memory-mapped, nothing parsed.
+            index = BM25Index.load(folder, expect, mmap=True)
+            store = PaperStore(folder / "papers", expect)
+            built.papers = store
+            report, streamed = built, True
+    if streamed:
+        pass
+    elif store is not None:
         report = LoadReport(
             papers=store,
             files=[Path(f) for f in files],
@@ -141,6 +154,7 @@ def load_engine(cls: type[SearchEngine], settings: Settings) -> SearchEngine:
                 len(report.papers),
             )
             index = None
+    assert report is not None
     engine = cls(
         store if store is not None else report.papers,
         analyzer=analyzer,
@@ -170,9 +184,11 @@ def load_engine(cls: type[SearchEngine], settings: Settings) -> SearchEngine:
         len(engine.papers),
         len(engine.index.vocab),
         time.perf_counter() - started,
-        "saved" if index is not None else "new",
+        "saved" if index is not None and not streamed else "new",
     )
     engine.load_report = report
+    if streamed:  # files written just now: their stamp is saved, nothing to verify
+        return engine
     if index is not None and digest is None:
         remember_stamp(folder, stamp)
     checks = [(folder, saved_digests(folder))] if index is not None else []
@@ -183,6 +199,36 @@ def load_engine(cls: type[SearchEngine], settings: Settings) -> SearchEngine:
             checks, lambda problem: engine._rebuild(settings, problem)
         ).start()
     return engine
+
+
+def _build_streamed(
+    settings: Settings,
+    analyzer: Analyzer,
+    params: BM25Params,
+    folder: Path,
+    expect: dict[str, Any],
+    stamp: list[Any],
+) -> LoadReport | None:
+    """The index and store built from text into `folder` without holding the corpus
+    (`bot.search.textbuild`); None when they cannot be written there (the caller then reads
+    the corpus into memory and serves from it, as it always could)."""
+    from bot.search.engine import doc_text  # the engine module imports this one
+
+    weight = settings.search.title_weight
+    try:
+        return build_saved(
+            list(settings.corpus.files),
+            settings.corpus.exclude_status,
+            lambda paper: doc_text(paper, weight),
+            analyzer,
+            params,
+            folder,
+            dict(expect, corpus_stamp=stamp),
+            expect,
+        )
+    except (OSError, NotStorable) as exc:
+        log.warning("building the index in memory instead of streaming it: %s", exc)
+        return None
 
 
 def _saved_problems(folder: Path, meta: dict[str, Any]) -> list[LoadProblem]:

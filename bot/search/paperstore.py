@@ -7,7 +7,8 @@ so the process holds only what every request needs — ids, titles, venues and y
 abstracts stay on disk (in the page cache) until a hit shows them. Recently built papers are
 kept, so `store[i] is store[i]` while i is in use.
 
-Written atomically (a temporary folder renamed into place), keyed like the index it sits in.
+Written atomically (a temporary folder renamed into place; `bot.search.storewriter`), keyed
+like the index it sits in.
 """
 
 from __future__ import annotations
@@ -15,15 +16,15 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from bot.search.columns import IdLookup, OptionalColumn, Rows, StringColumn, id_orders, map_file
+from bot.search.columns import IdLookup, OptionalColumn, Rows, StringColumn, map_file
 from bot.search.models import Link, Paper
-from bot.search.savedfiles import atomic_folder, check_sizes, file_digest, read_meta
+from bot.search.savedfiles import check_sizes, read_meta
 from bot.search.titleindex import FILES as TITLE_FILES
 from bot.search.titleindex import TitleIndex
 
@@ -33,7 +34,7 @@ from bot.search.titleindex import TitleIndex
 # 6: the inner words of titles (autocomplete inside a word)
 STORE_FORMAT = 6
 _COLUMNS = ("ids", "titles", "added")
-_FILES = (
+FILES = (
     "records.bin",
     "offsets.npy",
     "ids.txt",
@@ -56,7 +57,8 @@ class StoreError(Exception):
     """A saved paper store is missing, stale or damaged; the caller re-reads the corpus."""
 
 
-def _record(paper: Paper) -> bytes:
+def record_bytes(paper: Paper) -> bytes:
+    """One paper as the store saves it (`_paper` reads it back)."""
     return json.dumps(
         [
             paper.id,
@@ -111,63 +113,12 @@ def _paper(raw: bytes) -> Paper:
     )
 
 
-def storable(papers: Sequence[Paper]) -> bool:
-    """Ids and titles are saved one per line: a line break in one rules the store out."""
-    return not any(
-        "\n" in p.id or "\n" in p.title or "\r" in p.id or "\r" in p.title for p in papers
-    )
-
-
-def save_store(folder: Path, papers: Sequence[Paper], meta: dict[str, Any]) -> None:
-    with atomic_folder(folder) as tmp:
-        offsets = np.zeros(len(papers) + 1, dtype=np.int64)
-        with (tmp / "records.bin").open("wb") as handle:
-            for i, paper in enumerate(papers):
-                offsets[i + 1] = offsets[i] + handle.write(_record(paper))
-        np.save(tmp / "offsets.npy", offsets)
-        # Author lists, one JSON array per line: read only when an author is first searched.
-        (tmp / "authors.jsonl").write_text(
-            "\n".join(json.dumps(list(p.authors), ensure_ascii=False) for p in papers),
-            encoding="utf-8",
-        )
-        venues = sorted({p.venue for p in papers})
-        pos = {v: i for i, v in enumerate(venues)}
-        np.save(tmp / "venue_of.npy", np.array([pos[p.venue] for p in papers], dtype=np.int32))
-        np.save(tmp / "year_of.npy", np.array([p.year or 0 for p in papers], dtype=np.int32))
-        ids = [p.id for p in papers]
-        columns = {
-            "ids": ids,
-            "titles": [p.title for p in papers],
-            "added": [p.added or "" for p in papers],
-        }
-        for name, strings in columns.items():
-            column = StringColumn.of(strings)
-            (tmp / f"{name}.txt").write_bytes(bytes(column.data))
-            np.save(tmp / f"{name}_at.npy", column.starts)
-        forward, backward = id_orders(ids)
-        np.save(tmp / "id_order.npy", forward)
-        np.save(tmp / "id_backward.npy", backward)
-        TitleIndex.of([p.title for p in papers]).save(tmp)
-        full = dict(
-            meta,
-            format=STORE_FORMAT,
-            n_papers=len(papers),
-            venues=venues,
-            records_bytes=int(offsets[-1]),
-            files={
-                name: {"bytes": (tmp / name).stat().st_size, "digest": file_digest(tmp / name)}
-                for name in _FILES
-            },
-        )
-        (tmp / "meta.json").write_text(json.dumps(full, indent=1), encoding="utf-8")
-
-
 def digests(meta: dict[str, Any]) -> dict[str, str]:
     """Every file's saved digest, for the check that runs after start-up (`integrity`)."""
     saved = meta.get("files")
     if not isinstance(saved, dict):
         return {}
-    return {name: str((saved.get(name) or {}).get("digest")) for name in _FILES}
+    return {name: str((saved.get(name) or {}).get("digest")) for name in FILES}
 
 
 class PaperStore(Rows[Paper]):
@@ -180,7 +131,7 @@ class PaperStore(Rows[Paper]):
         start-up (`digests`, `bot.search.integrity`), so a million papers open in
         milliseconds; nothing is parsed and the columns are memory-mapped."""
         meta = read_meta(folder, "paper store", STORE_FORMAT, expect, StoreError)
-        check_sizes(folder, meta.get("files"), _FILES, StoreError)
+        check_sizes(folder, meta.get("files"), FILES, StoreError)
         n = meta.get("n_papers")
         if not isinstance(n, int):
             raise StoreError(f"{folder}: meta.json gives no paper count")

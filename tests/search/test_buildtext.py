@@ -1,5 +1,6 @@
 """Issue 17 (build from text): the built index and paper store are the same, file for file,
-whatever the build path, and the same as before the build was made faster.
+whatever the build path (streamed in runs of any size, in workers or not, or in memory), and
+the same as before the build was streamed and made faster.
 
 `PINNED` holds the digests of every saved file as the build before issue 17's speed work
 wrote them for `write_build_corpus` (tests/search/buildcorpus.py); any change to a saved byte
@@ -11,17 +12,25 @@ load problems are reported by `file:line` as the corpus reader finds them.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import bot.search.indexbuild
+import bot.search.loading
+import bot.search.textbuild
 from bot.config import Settings, load_settings
 from bot.search.analyzer import Analyzer
 from bot.search.corpus import load_corpus
 from bot.search.engine import SearchEngine, doc_text
+from bot.search.forkworkers import Workers
 from bot.search.index import BM25Index
+from bot.search.indexbuild import Partial
+from bot.search.paperstore import PaperStore
+from tests.conftest import ICML
 from tests.search.buildcorpus import write_build_corpus
 
 PINNED = {
@@ -93,19 +102,67 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     return write_build_corpus(tmp_path_factory.mktemp("corpus"))
 
 
-def test_saved_files_are_the_pinned_ones(corpus: list[Path], tmp_path: Path) -> None:
+def test_the_streamed_build_saves_the_pinned_files(corpus: list[Path], tmp_path: Path) -> None:
     engine = SearchEngine.load(settings_for(corpus, tmp_path / "idx"))
     assert saved_digests(tmp_path / "idx") == PINNED
+    assert isinstance(engine.papers, PaperStore)  # streamed: served from the saved store
     assert len(engine.papers) == 429
+    assert engine.search("sinkhorn").hits
 
 
-def test_parallel_build_saves_the_pinned_files(
+@pytest.mark.parametrize("chunk", [1, 7, 10_000])
+def test_runs_of_any_size_in_workers_save_the_pinned_files(
+    corpus: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    """Run boundaries anywhere (every paper, every 7th, none: one run larger than the
+    corpus), tokenised by two forked workers from the first run on."""
+    monkeypatch.setattr(bot.search.textbuild, "PARALLEL_MIN_DOCS", 0)
+    monkeypatch.setattr(bot.search.textbuild, "CHUNK", chunk)
+    forked: list[int] = []
+    real = Workers.start
+
+    def counting(count: int, work: Callable[[list[str]], Partial]) -> Workers[Any, Any]:
+        forked.append(count)
+        return real(count, work)
+
+    monkeypatch.setattr(Workers, "start", counting)
+    monkeypatch.setattr(bot.search.textbuild, "_cpu_count", lambda: 2)
+    SearchEngine.load(settings_for(corpus, tmp_path / "idx"))
+    assert forked == [2]
+    assert saved_digests(tmp_path / "idx") == PINNED
+    assert not list(tmp_path.glob("idx/*/runs"))  # the spilled runs are gone
+
+
+def test_the_in_memory_build_saves_the_pinned_files(
     corpus: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Where the streamed build cannot write (it raised OSError), the corpus is read into
+    memory, tokenised by forked workers and saved as before: the same files."""
+
+    def unwritable(*args: object, **kwargs: object) -> None:
+        raise OSError("read-only file system")
+
+    monkeypatch.setattr(bot.search.loading, "build_saved", unwritable)
     monkeypatch.setattr(bot.search.indexbuild, "PARALLEL_MIN_DOCS", 1)
-    monkeypatch.setattr(bot.search.indexbuild, "PARALLEL_CHUNK", 7)
-    SearchEngine.load(settings_for(corpus, tmp_path / "idx"))
+    engine = SearchEngine.load(settings_for(corpus, tmp_path / "idx"))
+    assert not isinstance(engine.papers, PaperStore)
     assert saved_digests(tmp_path / "idx") == PINNED
+
+
+def test_a_paper_the_store_cannot_hold_falls_back_to_memory(tmp_path: Path) -> None:
+    """An id with a line break cannot be saved one per line: no store, no half-written
+    folder, and the engine still serves every paper from memory."""
+    corpus = tmp_path / "odd.jsonl"
+    lines = ICML.read_text(encoding="utf-8").splitlines()
+    record = json.loads(lines[3])
+    lines[3] = json.dumps(dict(record, id="two\nlines"))
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    engine = SearchEngine.load(settings_for([corpus], tmp_path / "idx"))
+    assert not isinstance(engine.papers, PaperStore)
+    assert len(engine.papers) == len(lines)
+    (folder,) = (tmp_path / "idx").iterdir()
+    assert sorted(p.name for p in folder.iterdir() if p.is_dir()) == []
+    assert engine.paper("two\nlines").id == "two\nlines"
 
 
 def test_postings_agree_with_a_plain_reference(corpus: list[Path], tmp_path: Path) -> None:
@@ -147,6 +204,9 @@ def test_bad_records_are_reported_by_file_and_line(corpus: list[Path], tmp_path:
         ("generated.jsonl", 34, "duplicate"),
     ]
     assert report.skipped == 3
+    # Exactly what reading the whole corpus reports, in the same order.
+    whole = load_corpus(corpus)
+    assert [str(p) for p in report.problems] == [str(p) for p in whole.problems]
     again = SearchEngine.load(settings_for(corpus, tmp_path / "idx"))
     assert again.load_report is not None
     assert [str(p) for p in again.load_report.problems] == [str(p) for p in report.problems]

@@ -103,6 +103,8 @@ def test_damaged_paper_store_is_detected_and_rebuilt(
     corpus.write_bytes(ICML.read_bytes())
     settings = settings_for(tmp_path, [corpus])
     first = SearchEngine.load(settings)
+    # Read before the damage: a first build serves its papers from the store it saved.
+    papers = list(first.papers)
     (folder,) = (tmp_path / "idx").iterdir()
     store = folder / "papers"
     if damage == "swapped_ids":
@@ -120,9 +122,9 @@ def test_damaged_paper_store_is_detected_and_rebuilt(
     assert engine.wait_verified(timeout=60)
     assert "is damaged (checksum)" in caplog.text
     assert engine.damaged is None
-    wanted = first.papers[0]
+    wanted = papers[0]
     assert engine.paper(wanted.id) == wanted
-    assert [engine.papers[i] for i in range(len(engine.papers))] == list(first.papers)
+    assert [engine.papers[i] for i in range(len(engine.papers))] == papers
     # Rebuilt on disk: the next start trusts the store again.
     caplog.clear()
     assert SearchEngine.load(settings).wait_verified(timeout=60)

@@ -1,7 +1,8 @@
 import pytest
 
 from bot.search.corpus import load_corpus
-from bot.search.paperstore import PaperStore, StoreError, save_store, storable
+from bot.search.paperstore import PaperStore, StoreError
+from bot.search.storewriter import save_store, storable
 from tests.conftest import ICML, TEST_DATA
 
 META = {"corpus": "abc"}

@@ -9,8 +9,9 @@ import pytest
 
 from bot.search.engine import SearchEngine
 from bot.search.models import BadFilter, Paper
-from bot.search.paperstore import PaperStore, save_store
+from bot.search.paperstore import PaperStore
 from bot.search.recent import ids_added_after, newest
+from bot.search.storewriter import save_store
 
 NOW = datetime(2026, 12, 10, 12, 0, tzinfo=UTC)
 

@@ -21,8 +21,9 @@ from bot.search.analyzer import fold
 from bot.search.columns import IdLookup, StringColumn
 from bot.search.corpus import load_corpus
 from bot.search.engine import SearchEngine
-from bot.search.paperstore import PaperStore, save_store
+from bot.search.paperstore import PaperStore
 from bot.search.prefixsort import DEPTH
+from bot.search.storewriter import save_store
 from bot.search.titleindex import TitleIndex, fold_title
 from tests.conftest import ICML, TEST_DATA
 
