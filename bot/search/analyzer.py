@@ -19,6 +19,7 @@ import Stemmer
 from bot.search.latex import has_latex, latex_to_unicode
 
 ANALYZER_VERSION = "2"
+EXPAND_CACHE = 300_000  # distinct words `expand` remembers (~40 MB); a full cache starts over
 STEM_CACHE = 20_000  # words per generation of the stem cache (two are kept, ~6 MB)
 
 URL = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]]+", re.IGNORECASE)
@@ -126,6 +127,8 @@ class Analyzer:
     stem: bool = True
     language: str = "english"
     _cache: StemCache = field(default_factory=StemCache, repr=False)
+    # Word -> index terms for `expand` (a build's workers each fill their own copy).
+    _expanded: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._stemmer = Stemmer.Stemmer(self.language) if self.stem else None
@@ -159,11 +162,26 @@ class Analyzer:
         return out
 
     def expand(self, words: list[str]) -> list[list[str]]:
-        """The index terms of each of `words` (as `raw_words` gives them), stemmed in one call.
+        """The index terms of each of `words` (as `raw_words` gives them).
 
         `self(text)` is the concatenation of `expand` over `raw_words(text)`; an index build
-        expands each distinct word of a run of documents once instead of every occurrence.
+        expands each distinct word of a run of documents once instead of every occurrence,
+        and the words of earlier runs are remembered (up to `EXPAND_CACHE` of them): most of
+        a run's words were in the one before.
         """
+        cache = self._expanded
+        found = [cache.get(word) for word in words]
+        todo = [word for word, terms in zip(words, found, strict=True) if terms is None]
+        fresh = self._expand_new(todo)
+        if len(cache) + len(todo) > EXPAND_CACHE:
+            cache.clear()
+        cache.update(zip(todo, fresh, strict=True))
+        made = iter(fresh)
+        return [terms if terms is not None else next(made) for terms in found]
+
+    def _expand_new(self, words: list[str]) -> list[list[str]]:
+        """`expand` without the cache: stopwords dropped, hyphenated words split, one
+        stemWords call for all the pieces."""
         stop = self.stopwords
         pieces = [
             [w for w, _whole in self._hyphenated(word)]

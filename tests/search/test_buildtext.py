@@ -19,11 +19,12 @@ from typing import Any
 
 import pytest
 
+import bot.search.analyzer
 import bot.search.indexbuild
 import bot.search.loading
 import bot.search.textbuild
 from bot.config import Settings, load_settings
-from bot.search.analyzer import Analyzer
+from bot.search.analyzer import Analyzer, raw_words
 from bot.search.corpus import load_corpus
 from bot.search.engine import SearchEngine, doc_text
 from bot.search.forkworkers import Workers
@@ -210,3 +211,17 @@ def test_bad_records_are_reported_by_file_and_line(corpus: list[Path], tmp_path:
     again = SearchEngine.load(settings_for(corpus, tmp_path / "idx"))
     assert again.load_report is not None
     assert [str(p) for p in again.load_report.problems] == [str(p) for p in report.problems]
+
+
+def test_expanding_words_gives_the_analyzer_terms(
+    corpus: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the build tokenises with (each distinct word expanded once, remembered across
+    runs, the cache starting over when full) is exactly the analyzer's output."""
+    papers = load_corpus(corpus).papers
+    texts = [doc_text(p, 2) for p in papers] + ["", "the of", "co-training -a- x- a--b"]
+    plain, building = Analyzer(), Analyzer()
+    monkeypatch.setattr(bot.search.analyzer, "EXPAND_CACHE", 50)
+    for text in texts:
+        expanded = building.expand(raw_words(text))
+        assert [t for terms in expanded for t in terms] == plain(text)

@@ -32,6 +32,28 @@ def fail(x: int) -> int:
     raise ValueError(f"bad task {x}")
 
 
+def test_imap_reads_tasks_as_the_workers_go_and_keeps_their_order() -> None:
+    """A streamed build's tasks come from a generator (the corpus being read): `imap` takes
+    them only while at most `ahead` wait beyond the workers' own, and answers in order."""
+    taken: list[int] = []
+    answered: list[int] = []
+
+    def tasks():  # type: ignore[no-untyped-def]
+        for x in range(40):
+            # The workers hold 2 and at most 3 more wait; the rest come as answers go out.
+            assert len(taken) - len(answered) <= 2 + 3
+            taken.append(x)
+            yield x
+
+    with Workers.start(2, square) as crew:
+        for result in crew.imap(tasks(), ahead=3):
+            answered.append(result)
+    assert answered == [x * x for x in range(40)]
+    with Workers.start(2, square) as crew:
+        assert list(crew.imap(iter([]))) == []
+        assert list(crew.imap(iter([5]))) == [25]
+
+
 def test_results_come_in_task_order_and_the_workers_end() -> None:
     with Workers.start(3, square) as crew:
         pids = [p.pid for p in crew.procs]
