@@ -114,24 +114,31 @@ class Workers(Generic[Task, Result]):
 
     def imap(self, tasks: Iterable[Task], ahead: int = 1) -> Iterator[Result]:
         """`map` over tasks made while the workers run (a streamed build reads its corpus
-        meanwhile): at most `ahead` tasks are taken from `tasks` beyond those the workers
-        hold, so making the next task overlaps their work and memory stays bounded."""
+        meanwhile): at most one task per worker plus `ahead` are taken from `tasks` and not
+        yet answered, so making the next task overlaps their work and memory stays bounded."""
         source = iter(tasks)
         pending: deque[tuple[int, Task]] = deque()
         idle = list(self.conns)
         busy: dict[Connection, int] = {}
         done: dict[int, Result] = {}
         made = given = 0
+        limit = len(self.conns) + ahead
         more = True
+
+        def take() -> bool:
+            nonlocal made, more
+            task = next(source, _END)
+            if task is _END:
+                more = False
+                return False
+            pending.append((made, task))  # type: ignore[arg-type]
+            made += 1
+            return True
+
         while True:
-            while idle and (pending or more):
-                if not pending:
-                    task = next(source, _END)
-                    if task is _END:
-                        more = False
-                        continue
-                    pending.append((made, task))  # type: ignore[arg-type]
-                    made += 1
+            while idle and (pending or (more and made - given < limit)):
+                if not pending and not take():
+                    continue
                 conn = idle.pop()
                 busy[conn], task = pending.popleft()
                 self._send(conn, task)
@@ -139,15 +146,12 @@ class Workers(Generic[Task, Result]):
                 yield done.pop(given)
                 given += 1
             if not busy:
-                return
+                if not more:
+                    return
+                continue
             ready = wait(list(busy), timeout=0)
-            if not ready and more and len(pending) < ahead:
-                task = next(source, _END)
-                if task is _END:
-                    more = False
-                else:
-                    pending.append((made, task))  # type: ignore[arg-type]
-                    made += 1
+            if not ready and more and len(pending) < ahead and made - given < limit:
+                take()
                 continue
             for answered in ready or wait(list(busy)):
                 assert isinstance(answered, Connection)

@@ -28,6 +28,12 @@ def slow(x: int) -> int:
     return x
 
 
+def slow_first(x: int) -> int:
+    if x == 0:
+        time.sleep(0.5)  # the other worker answers many tasks meanwhile
+    return x * x
+
+
 def fail(x: int) -> int:
     raise ValueError(f"bad task {x}")
 
@@ -40,12 +46,12 @@ def test_imap_reads_tasks_as_the_workers_go_and_keeps_their_order() -> None:
 
     def tasks():  # type: ignore[no-untyped-def]
         for x in range(40):
-            # The workers hold 2 and at most 3 more wait; the rest come as answers go out.
-            assert len(taken) - len(answered) <= 2 + 3
+            # Two workers, 3 ahead: at most 5 taken and not yet answered.
+            assert len(taken) - len(answered) < 2 + 3
             taken.append(x)
             yield x
 
-    with Workers.start(2, square) as crew:
+    with Workers.start(2, slow_first) as crew:
         for result in crew.imap(tasks(), ahead=3):
             answered.append(result)
     assert answered == [x * x for x in range(40)]
