@@ -21,7 +21,7 @@ def test_searchpath_times_and_compares_on_a_saved_index(tmp_path: Path, capsys) 
     settings = load_settings(env={}).with_corpus([corpus])
     settings = replace(settings, corpus=replace(settings.corpus, index_dir=tmp_path / "idx"))
     SearchEngine.load(settings)
-    (folder,) = (tmp_path / "idx").iterdir()
+    (folder,) = [p for p in (tmp_path / "idx").iterdir() if p.is_dir()]
     argv = ["--index", str(folder), "--shared", str(shared), "--queries", "40", "--compare"]
     assert searchpath.main([*argv, "--kernel-wait", "0"]) == 0
     out = capsys.readouterr().out
@@ -39,6 +39,6 @@ def test_searchpath_refuses_an_index_built_with_other_settings(tmp_path: Path) -
         settings, corpus=replace(settings.corpus, index_dir=tmp_path / "idx"), search=search
     )
     SearchEngine.load(settings)
-    (folder,) = (tmp_path / "idx").iterdir()
+    (folder,) = [p for p in (tmp_path / "idx").iterdir() if p.is_dir()]
     with pytest.raises(ValueError, match="other settings"):
         searchpath.load_saved(folder, load_settings(env={}).search)

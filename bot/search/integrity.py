@@ -20,8 +20,23 @@ from bot.search.savedfiles import file_digest
 log = logging.getLogger(__name__)
 
 
-def invalidate(folder: Path) -> None:
-    """Make a saved folder untrusted: without meta.json every later load rebuilds it."""
+def identity(folder: Path) -> int | None:
+    """The folder's inode: a rebuild renames a new folder over the path, with a new inode."""
+    try:
+        return folder.stat().st_ino
+    except OSError:
+        return None
+
+
+def invalidate(folder: Path, checked: int | None) -> None:
+    """Make a saved folder untrusted: without meta.json every later load rebuilds it.
+
+    Only the folder that was checked (inode `checked`): if another load has already rebuilt
+    the path meanwhile, the folder there now is a sound one and stays trusted.
+    """
+    if identity(folder) != checked:
+        log.info("%s was rebuilt meanwhile: the new folder stays", folder)
+        return
     try:
         (folder / "meta.json").unlink(missing_ok=True)
     except OSError as exc:
@@ -50,6 +65,7 @@ class IntegrityCheck:
         self, checks: Sequence[tuple[Path, dict[str, str]]], on_damage: Callable[[str], None]
     ) -> None:
         self.checks = list(checks)
+        self.inodes = {folder: identity(folder) for folder, _ in self.checks}
         self.on_damage = on_damage
         self.problem: str | None = None
         self.done = threading.Event()
@@ -65,7 +81,7 @@ class IntegrityCheck:
                 if problem is not None:
                     self.problem = problem
                     log.error("%s: the saved index will be rebuilt", problem)
-                    invalidate(folder)
+                    invalidate(folder, self.inodes[folder])
                     self.on_damage(problem)
                     return
             log.debug("saved index verified: %d folder(s)", len(self.checks))

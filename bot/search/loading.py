@@ -13,6 +13,8 @@ import json
 import logging
 import time
 from collections.abc import Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +24,7 @@ from bot.search.corpus import LoadProblem, LoadReport, load_corpus
 from bot.search.index import BM25Index, BM25Params, IndexCacheError, saved_digests
 from bot.search.integrity import IntegrityCheck
 from bot.search.paperstore import PaperStore, StoreError, digests
-from bot.search.savedfiles import atomic_file, remove_stale
+from bot.search.savedfiles import atomic_file, build_lock, remove_stale
 from bot.search.storewriter import NotStorable, save_store, storable
 from bot.search.textbuild import build_saved
 
@@ -87,7 +89,6 @@ def load_engine(cls: type[SearchEngine], settings: Settings) -> SearchEngine:
     started = time.perf_counter()
     files = list(settings.corpus.files)
     analyzer = Analyzer()
-    report: LoadReport | None = None
     if not all(Path(f).is_file() for f in files):
         # A missing file is fatal there (CorpusError), before any index is keyed or saved.
         load_corpus(files, exclude_status=settings.corpus.exclude_status)
@@ -104,25 +105,82 @@ def load_engine(cls: type[SearchEngine], settings: Settings) -> SearchEngine:
     key = hashlib.sha256(repr(sorted(expect.items())).encode()).hexdigest()[:16]
     folder = settings.corpus.index_dir / key
     remove_stale(settings.corpus.index_dir)
+    keyed = Keyed(folder, expect, stamp, digest, params)
+    with ExitStack() as held:
+        saved = Saved.open(folder, expect, quiet=True)
+        if saved.index is None or saved.store is None:
+            # To be built, here or by whoever holds the lock now: look again once it is ours.
+            held.enter_context(build_lock(folder.parent))
+            saved = Saved.open(folder, expect, quiet=False)
+        return _serve(cls, settings, analyzer, keyed, saved, started)
+
+
+@dataclass(frozen=True)
+class Keyed:
+    """Where the configured corpus's index lives and what its meta must say."""
+
+    folder: Path
+    expect: dict[str, Any]
+    stamp: list[Any]
+    digest: str | None  # the corpus digest a saved meta knew for these files' stamp
+    params: BM25Params
+
+
+@dataclass
+class Saved:
+    """The saved index and store of a folder, each None when absent, stale or damaged."""
+
     index: BM25Index | None = None
     store: PaperStore | None = None
-    saved_problems: list[LoadProblem] = []
-    if folder.exists():
+    problems: list[LoadProblem] = field(default_factory=list)
+
+    @classmethod
+    def open(cls, folder: Path, expect: dict[str, Any], *, quiet: bool) -> Saved:
+        """Why `quiet`: a first look that fails is looked at again under the build lock
+        (another process may have built the folder meanwhile); only that one is reported."""
+        saved = cls()
+        say = log.debug if quiet else log.warning
+        if not folder.exists():
+            return saved
         try:
             # Memory-mapped: postings pages are read (and count as resident) when touched.
-            index = BM25Index.load(folder, expect, mmap=True)
-            store = PaperStore(folder / "papers", expect)
-            if index.n_docs != len(store):
+            saved.index = BM25Index.load(folder, expect, mmap=True)
+            saved.store = PaperStore(folder / "papers", expect)
+            if saved.index.n_docs != len(saved.store):
                 raise StoreError(
-                    f"{folder}: index holds {index.n_docs} documents, the paper store {len(store)}"
+                    f"{folder}: index holds {saved.index.n_docs} documents, "
+                    f"the paper store {len(saved.store)}"
                 )
-            saved_problems = _saved_problems(folder, store.meta)
+            saved.problems = _saved_problems(folder, saved.store.meta)
         except IndexCacheError as exc:
-            log.warning("rebuilding the index: %s", exc)
-            index = None
+            say("rebuilding the index: %s", exc)
+            saved.index = None
         except StoreError as exc:
-            log.warning("re-reading the corpus: %s", exc)
-            store = None
+            say("re-reading the corpus: %s", exc)
+            saved.store = None
+        return saved
+
+
+def _serve(
+    cls: type[SearchEngine],
+    settings: Settings,
+    analyzer: Analyzer,
+    keyed: Keyed,
+    saved: Saved,
+    started: float,
+) -> SearchEngine:
+    """The engine over `saved`, building and saving (streamed when it can) what is missing."""
+    files = list(settings.corpus.files)
+    s = settings.search
+    folder, expect, stamp, digest, params = (
+        keyed.folder,
+        keyed.expect,
+        keyed.stamp,
+        keyed.digest,
+        keyed.params,
+    )
+    index, store, saved_problems = saved.index, saved.store, saved.problems
+    report: LoadReport | None = None
     streamed = False
     if index is None and store is None:
         built = _build_streamed(settings, analyzer, params, folder, expect, stamp)

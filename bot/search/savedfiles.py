@@ -9,6 +9,7 @@ is refused with the reason so the caller rebuilds it. Every write of the project
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import logging
@@ -27,6 +28,26 @@ log = logging.getLogger(__name__)
 # `<name>.tmp-<pid>-<random>`: the pid says whether the writer may still be at work.
 _TMP = re.compile(r"^.+\.tmp-(\d+)-[^/]+$")
 STALE_AFTER = 24 * 3600.0  # a writer's folder this old is dead whatever its pid says
+
+
+@contextmanager
+def build_lock(root: Path) -> Iterator[None]:
+    """Hold the build lock of the saved folders under `root` (an exclusive `flock` on
+    `root/.build.lock`; one file, whatever the keys, and builds one at a time use less memory).
+
+    Why: two loads may decide at once that the same folder must be built: a second shard
+    process starting, or the background digest check rebuilding while a foreground load
+    does. Each would rename its own copy over the other's, possibly while the other is
+    opening its files. Under the lock the second one finds the first one's folder and opens
+    it (double-checked), and no folder is replaced while it is being opened.
+    """
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / ".build.lock", "a+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 @contextmanager

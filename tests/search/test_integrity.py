@@ -38,7 +38,7 @@ def test_a_corrupted_index_array_is_found_after_start_up_and_rebuilt(
     settings = settings_for(tmp_path)
     first = SearchEngine.load(settings)
     expected = [(h.paper.id, h.score) for h in first.search("sinkhorn transport").hits]
-    (folder,) = (tmp_path / "idx").iterdir()
+    (folder,) = [p for p in (tmp_path / "idx").iterdir() if p.is_dir()]
     flip_middle(folder / "sat.npy")  # same size: start-up cannot tell, the digest can
     caplog.set_level("INFO")
     engine = SearchEngine.load(settings)
@@ -60,7 +60,7 @@ def test_damage_that_cannot_be_rebuilt_is_refused_not_served(tmp_path: Path) -> 
     engine = SearchEngine.load(settings)  # from the saved index and store
     assert engine.wait_verified(timeout=60)
     paper = engine.papers[0]
-    (folder,) = (tmp_path / "idx").iterdir()
+    (folder,) = [p for p in (tmp_path / "idx").iterdir() if p.is_dir()]
     store = folder / "papers"
     meta = engine.papers.meta  # type: ignore[attr-defined]
     flip_middle(store / "records.bin")
@@ -73,3 +73,64 @@ def test_damage_that_cannot_be_rebuilt_is_refused_not_served(tmp_path: Path) -> 
     with pytest.raises(IndexDamaged):
         engine.paper(paper.id)
     assert engine.suggest("sinkhorn") == []
+
+
+def test_loads_that_race_to_build_one_folder_build_it_once(tmp_path: Path, monkeypatch) -> None:
+    """Two shards starting at once, or the digest check rebuilding while a foreground load
+    does: the build lock makes the later ones open the first one's folder, not replace it
+    while it is being opened."""
+    import threading
+    import time
+
+    import bot.search.loading as loading
+
+    settings = settings_for(tmp_path)
+    builds: list[int] = []
+    real = loading.build_saved
+
+    def slow_build(*args, **kwargs):
+        builds.append(threading.get_ident())
+        time.sleep(0.3)  # every racer has looked at the folder by now
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(loading, "build_saved", slow_build)
+    engines: list[SearchEngine] = []
+    errors: list[BaseException] = []
+
+    def load() -> None:
+        try:
+            engines.append(SearchEngine.load(settings))
+        except BaseException as exc:  # noqa: BLE001 - reported by the assert below
+            errors.append(exc)
+
+    racers = [threading.Thread(target=load) for _ in range(4)]
+    for racer in racers:
+        racer.start()
+    for racer in racers:
+        racer.join()
+    assert errors == []
+    assert len(builds) == 1
+    answers = {tuple(h.paper.id for h in e.search("sinkhorn").hits) for e in engines}
+    assert len(engines) == 4
+    assert len(answers) == 1
+
+
+def test_damage_found_in_a_folder_already_rebuilt_leaves_the_new_one_trusted(
+    tmp_path: Path,
+) -> None:
+    from bot.search.integrity import identity, invalidate
+
+    settings = settings_for(tmp_path)
+    SearchEngine.load(settings)
+    (folder,) = [p for p in (tmp_path / "idx").iterdir() if p.is_dir()]
+    checked = identity(folder)
+    rebuilt = folder.with_name(folder.name + ".new")
+    rebuilt.mkdir()
+    for path in folder.iterdir():
+        path.rename(rebuilt / path.name)
+    folder.rmdir()
+    rebuilt.rename(folder)
+    invalidate(folder, checked)
+    assert (folder / "meta.json").is_file()
+    invalidate(folder, identity(folder))
+    assert not (folder / "meta.json").exists()

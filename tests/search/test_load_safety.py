@@ -105,7 +105,7 @@ def test_damaged_paper_store_is_detected_and_rebuilt(
     first = SearchEngine.load(settings)
     # Read before the damage: a first build serves its papers from the store it saved.
     papers = list(first.papers)
-    (folder,) = (tmp_path / "idx").iterdir()
+    (folder,) = [p for p in (tmp_path / "idx").iterdir() if p.is_dir()]
     store = folder / "papers"
     if damage == "swapped_ids":
         ids = (store / "ids.txt").read_text(encoding="utf-8").split("\n")
@@ -138,7 +138,7 @@ def test_half_written_folders_are_removed_at_the_next_start(tmp_path: Path) -> N
     corpus.write_bytes(ICML.read_bytes())
     settings = settings_for(tmp_path, [corpus])
     SearchEngine.load(settings)
-    (folder,) = (tmp_path / "idx").iterdir()
+    (folder,) = [p for p in (tmp_path / "idx").iterdir() if p.is_dir()]
     dead = subprocess.run(
         [sys.executable, "-c", "import os; print(os.getpid())"],
         check=True,
