@@ -158,6 +158,13 @@ class Workers(Generic[Task, Result]):
                 done[busy.pop(answered)] = self._receive(answered)
                 idle.append(answered)
 
+    def beside(self, task: Task) -> Callable[[], Result]:
+        """Give `task` to the first worker and return at once, so the caller works meanwhile;
+        call what is returned for the answer (it waits). One task per worker at a time."""
+        conn = self.conns[0]
+        self._send(conn, task)
+        return lambda: self._receive(conn)
+
     def _send(self, conn: Connection, task: Task | None) -> None:
         try:
             conn.send(task)

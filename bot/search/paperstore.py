@@ -57,9 +57,14 @@ class StoreError(Exception):
     """A saved paper store is missing, stale or damaged; the caller re-reads the corpus."""
 
 
+# One encoder for every record: `json.dumps` with options builds a new one per call, a
+# measurable share of a million-paper build.
+_RECORD = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def record_bytes(paper: Paper) -> bytes:
     """One paper as the store saves it (`_paper` reads it back)."""
-    return json.dumps(
+    return _RECORD.encode(
         [
             paper.id,
             paper.title,
@@ -74,9 +79,7 @@ def record_bytes(paper: Paper) -> bytes:
             paper.added,
             paper.tldr,
             paper.bibtex,
-        ],
-        ensure_ascii=False,
-        separators=(",", ":"),
+        ]
     ).encode("utf-8")
 
 

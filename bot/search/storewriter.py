@@ -26,6 +26,9 @@ from bot.search.titleindex import TitleIndex
 _LINES = ("ids", "titles", "added", "authors")  # one line per paper, "\n" between them
 
 
+_AUTHORS = json.JSONEncoder(ensure_ascii=False)  # one for every line (see paperstore._RECORD)
+
+
 class NotStorable(ValueError):
     """A paper id or title holds a line break: the store keeps them one per line."""
 
@@ -76,7 +79,7 @@ class StoreWriter:
         values = (paper.id, paper.title, paper.added or "")
         for name, value in zip(_LINES, values, strict=False):
             self._lines[name].write(sep + value)
-        self._lines["authors"].write(sep + json.dumps(list(paper.authors), ensure_ascii=False))
+        self._lines["authors"].write(sep + _AUTHORS.encode(list(paper.authors)))
         self._venue_codes.append(self._venues.setdefault(paper.venue, len(self._venues)))
         self._years.append(paper.year or 0)
         self.n += 1

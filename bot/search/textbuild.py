@@ -31,7 +31,7 @@ from bot.search.blockmax import BlockMax
 from bot.search.corpus import LoadReport, check_loaded, iter_file
 from bot.search.forkworkers import Workers
 from bot.search.index import SAVED_ARRAYS, BM25Params, write_meta
-from bot.search.indexbuild import PARALLEL_MIN_DOCS, Partial, Run, _cpu_count
+from bot.search.indexbuild import Partial, Run, _cpu_count
 from bot.search.models import Paper
 from bot.search.okapi import length_norms, posting_saturation
 from bot.search.pairs import PairIndex
@@ -41,6 +41,9 @@ from bot.search.storewriter import StoreWriter
 
 log = logging.getLogger(__name__)
 
+# Corpus bytes from which the build forks (~12,000 papers): below, forking costs more than
+# the workers save.
+PARALLEL_MIN_BYTES = 16 << 20
 CHUNK = 5_000  # papers per tokenised run: a run's temporaries stay ~50 MB per worker
 AHEAD = 2  # runs waiting per worker: enough to keep both busy, few texts held
 STEP = 1 << 22  # postings per block when computing saturations from the saved arrays
@@ -66,21 +69,33 @@ def build_saved(
     list: the caller opens the saved store). Raises `CorpusError` as `load_corpus` does,
     `NotStorable` for a paper the store cannot hold (before anything is renamed into place).
     """
+    count = workers or _cpu_count()
+    parallel = _can_fork(count) and sum(Path(f).stat().st_size for f in files) >= PARALLEL_MIN_BYTES
     with atomic_folder(folder) as tmp:
         report = LoadReport()
         store = StoreWriter(tmp / "papers")
         runs = _Runs(tmp / "runs")
         texts = _texts(files, exclude_status, report, store, text_of, chunk or CHUNK)
         try:
-            for part in _tokenised(texts, analyzer, workers or _cpu_count()):
+            for part in _tokenised(texts, analyzer, count if parallel else 1):
                 runs.add(part)
         finally:
             store.close()
         check_loaded(report, store.n)
         log.info("%s", report.summary(store.n))
         problems = [p.to_json() for p in report.problems[:1000]]
-        store.finish(dict(store_meta, skipped=report.skipped, problems=problems))
-        runs.save(tmp, params, meta)
+
+        def finish_store(_task: object = None) -> None:
+            store.finish(dict(store_meta, skipped=report.skipped, problems=problems))
+
+        if parallel:  # the store's title index and digests beside the postings' merge
+            with Workers.start(1, finish_store) as apart:
+                finished = apart.beside(True)
+                runs.save(tmp, params, meta)
+                finished()
+        else:
+            finish_store()
+            runs.save(tmp, params, meta)
         shutil.rmtree(runs.folder)
     return report
 
@@ -117,18 +132,13 @@ def _tokenise(analyzer: Analyzer, texts: list[str]) -> Partial:
 
 
 def _tokenised(runs: Iterator[list[str]], analyzer: Analyzer, workers: int) -> Iterator[Partial]:
-    """The runs' postings, in order: tokenised here until `PARALLEL_MIN_DOCS` papers were
-    read (a small corpus is not worth a fork), then by forked workers (`Workers`, which a
-    stopping bot kills: the build then raises `WorkersStopped`) while the next runs are
-    read, at most `AHEAD` runs per worker waiting (bounded memory)."""
+    """The runs' postings, in order: tokenised here with one worker (a small corpus is not
+    worth a fork), else by forked workers (`Workers`, which a stopping bot kills: the build
+    then raises `WorkersStopped`) while the next runs are read, at most `AHEAD` runs per
+    worker waiting (bounded memory)."""
     work = functools.partial(_tokenise, analyzer)
-    read = 0
-    for texts in runs:
-        yield work(texts)
-        read += len(texts)
-        if read > PARALLEL_MIN_DOCS and _can_fork(workers):
-            break
-    else:
+    if workers < 2:
+        yield from map(work, runs)
         return
     with Workers.start(workers, work) as crew:
         log.info("tokenising in %d worker processes", workers)

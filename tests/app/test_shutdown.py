@@ -317,7 +317,8 @@ async def test_sigterm_while_the_index_build_workers_run_exits_0_at_once(
     lock (bot/search/forkworkers.py)."""
     from benchmarks.synth import Source, write_corpus
     from bot.search.corpus import load_corpus
-    from bot.search.indexbuild import PARALLEL_MIN_DOCS, _cpu_count
+    from bot.search.indexbuild import _cpu_count
+    from bot.search.textbuild import PARALLEL_MIN_BYTES
 
     papers = 40_000
     workers = min(_cpu_count(), -(-papers // 1000))
@@ -325,7 +326,7 @@ async def test_sigterm_while_the_index_build_workers_run_exits_0_at_once(
         pytest.skip("one core: the index is built without forked workers")
     source = Source.from_papers(load_corpus([ICML]).papers)
     corpus = write_corpus(source, papers, tmp_path / "big.jsonl")
-    assert papers >= PARALLEL_MIN_DOCS  # the build is a parallel one
+    assert corpus.stat().st_size >= PARALLEL_MIN_BYTES  # the build is a parallel one
     config = write_config(tmp_path, [corpus])
     log_path = tmp_path / "bot.log"
     proc = await start_bot(fake_discord, config, log_path, "-v")

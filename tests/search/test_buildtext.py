@@ -117,7 +117,7 @@ def test_runs_of_any_size_in_workers_save_the_pinned_files(
 ) -> None:
     """Run boundaries anywhere (every paper, every 7th, none: one run larger than the
     corpus), tokenised by two forked workers from the first run on."""
-    monkeypatch.setattr(bot.search.textbuild, "PARALLEL_MIN_DOCS", 0)
+    monkeypatch.setattr(bot.search.textbuild, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(bot.search.textbuild, "CHUNK", chunk)
     forked: list[int] = []
     real = Workers.start
@@ -129,7 +129,7 @@ def test_runs_of_any_size_in_workers_save_the_pinned_files(
     monkeypatch.setattr(Workers, "start", counting)
     monkeypatch.setattr(bot.search.textbuild, "_cpu_count", lambda: 2)
     SearchEngine.load(settings_for(corpus, tmp_path / "idx"))
-    assert forked == [2]
+    assert forked == [2, 1]  # the tokenisers, then the store's finish beside the merge
     assert saved_digests(tmp_path / "idx") == PINNED
     assert not list(tmp_path.glob("idx/*/runs"))  # the spilled runs are gone
 

@@ -163,3 +163,23 @@ def test_the_process_exits_at_once_while_its_workers_run() -> None:
     while [pid for pid in pids if alive(pid)]:
         assert time.monotonic() < deadline, "workers left running after the exit"
         time.sleep(0.05)
+
+
+def test_beside_returns_before_the_work_is_done_and_answers_when_asked(tmp_path) -> None:
+    """The build merges postings while the store is finished beside it: `beside` must not
+    wait for the answer. Here the work waits for a file that the caller makes only after
+    `beside` returned; had `beside` waited, the work would give up and answer "blocked"."""
+    go = tmp_path / "go"
+
+    def after_go(x: int) -> int | str:
+        deadline = time.monotonic() + 10
+        while not go.exists():
+            if time.monotonic() > deadline:
+                return "blocked"
+            time.sleep(0.01)
+        return x * 2
+
+    with Workers.start(1, after_go) as crew:
+        answer = crew.beside(21)
+        go.touch()
+        assert answer() == 42
