@@ -6,8 +6,16 @@ skip the blocks of documents that cannot reach the k-th best score.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
+
+
+class Postings(Protocol):
+    """What the build reads postings from: a slice of positions gives an array."""
+
+    def __getitem__(self, key: slice, /) -> np.ndarray: ...
+
 
 BLOCK_SHIFT = 5  # 32 documents per block
 # A term gets a stored row of block maxima (one byte per block) when its postings reach a
@@ -37,15 +45,21 @@ class BlockMax:
 
     @classmethod
     def build(
-        cls, indptr: np.ndarray, doc_ids: np.ndarray, sat: np.ndarray, n_docs: int
+        cls,
+        indptr: np.ndarray,
+        doc_ids: Postings,
+        sat: Postings,
+        n_docs: int,
+        term_max: np.ndarray | None = None,
     ) -> BlockMax:
+        """From the postings (`doc_ids`, `sat`: arrays, or anything sliced the same way, as
+        the streamed build's files read by ranges) and each term's largest saturation
+        (`term_maxima`, computed here when not given)."""
         shift = BLOCK_SHIFT
         n_blocks = (n_docs >> shift) + 1
         df = np.diff(indptr)
-        term_max = np.zeros(df.shape[0], dtype=np.float64)
-        full = np.flatnonzero(df > 0)
-        if full.size:
-            term_max[full] = np.maximum.reduceat(np.asarray(sat), indptr[full])
+        if term_max is None:
+            term_max = term_maxima(indptr, sat[0 : int(indptr[-1])])
         long_terms = np.flatnonzero(df >= max(1, n_blocks // ROW_MIN_SHARE))
         rows = np.full(df.shape[0], -1, dtype=np.int32)
         rows[long_terms] = np.arange(long_terms.shape[0], dtype=np.int32)
@@ -69,6 +83,22 @@ class BlockMax:
         if maxima.ndim != 2 or maxima.shape[1] != n_blocks or rows.shape != term_max.shape:
             return None
         return cls(BLOCK_SHIFT, term_max, rows, maxima)
+
+
+def term_maxima(indptr: np.ndarray, sat: np.ndarray, first: int = 0) -> np.ndarray:
+    """Each term's largest saturation among `sat`, the postings from position `first` on
+    (0 for a term with none there). By parts: `np.maximum` over the parts' results is the
+    whole's, exactly."""
+    out = np.zeros(indptr.shape[0] - 1, dtype=np.float64)
+    end = first + sat.shape[0]
+    lo = int(np.searchsorted(indptr, first, side="right")) - 1
+    hi = int(np.searchsorted(indptr, end, side="left"))
+    terms = np.arange(lo, hi)
+    terms = terms[(indptr[terms + 1] > first) & (indptr[terms + 1] > indptr[terms])]
+    if terms.size:
+        starts = np.maximum(indptr[terms], first) - first
+        out[terms] = np.maximum.reduceat(np.asarray(sat), starts)
+    return out
 
 
 def _block_maxima(docs: np.ndarray, sat: np.ndarray, shift: int) -> tuple[np.ndarray, np.ndarray]:

@@ -134,6 +134,17 @@ def test_runs_of_any_size_in_workers_save_the_pinned_files(
     assert not list(tmp_path.glob("idx/*/runs"))  # the spilled runs are gone
 
 
+@pytest.mark.parametrize("step", [1, 7, 1000])
+def test_saturations_by_blocks_of_any_size_save_the_pinned_files(
+    corpus: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: int
+) -> None:
+    """Block edges anywhere in a term's postings: the term maxima gathered block by block,
+    and the block bounds read by ranges, are those of the whole arrays."""
+    monkeypatch.setattr(bot.search.textbuild, "STEP", step)
+    SearchEngine.load(settings_for(corpus, tmp_path / "idx"))
+    assert saved_digests(tmp_path / "idx") == PINNED
+
+
 def test_the_in_memory_build_saves_the_pinned_files(
     corpus: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
