@@ -67,6 +67,10 @@ def test_secrets_never_show_in_repr():
         ("[search]\npage_size = 0\n", "page_size"),
         ("[corpus]\nreload_max_loss = 2\n", "reload_max_loss"),
         ("[daily]\nretry_base_seconds = 60\nretry_max_seconds = 30\n", "at least"),
+        # [sources] is read apart from the other sections; its numbers are checked the same way.
+        ("[sources]\nmax_retries = -1\n", r"\[sources\] max_retries = -1 is out of range"),
+        ("[sources]\ntimeout_seconds = 0\n", r"\[sources\] timeout_seconds = 0.0 is out"),
+        ("[sources]\nretry_base_seconds = 9\nretry_max_seconds = 3\n", r"\[sources\].*at least"),
     ],
 )
 def test_numeric_settings_out_of_range_are_refused(tmp_path, text, message):

@@ -31,6 +31,20 @@ def within(default: N, low: N, high: N) -> N:
     return field(default=default, metadata={"range": (low, high)})
 
 
+def share(default: float) -> float:
+    """A setting that is a fraction of something (of a score, of the papers): 0 to 1."""
+    return within(default, 0.0, 1.0)
+
+
+def weight(default: float) -> float:
+    """A setting that weighs one signal against a typed query word's 1: 0 (off) to 10."""
+    return within(default, 0.0, 10.0)
+
+
+# Bounds of durations given in seconds.
+HOUR = 3600.0
+DAY = 24 * HOUR
+
 # Decisions that mean "not accepted": such papers are left out of every corpus by default
 # (settings, the loader, `ingest` and the benchmarks all read this one list; case is ignored).
 EXCLUDED_STATUSES: tuple[str, ...] = ("Reject", "Withdraw", "Desk Reject")
@@ -42,7 +56,7 @@ class CorpusSettings:
     exclude_status: tuple[str, ...] = EXCLUDED_STATUSES
     index_dir: Path = PROJECT_ROOT / "data" / ".index"
     # A reload losing more than this share of the papers served is refused unless forced.
-    reload_max_loss: float = within(0.10, 0.0, 1.0)
+    reload_max_loss: float = share(0.10)
     # Accept a damaged or shrunken corpus on SIGHUP (what force:True does for /admin reload).
     reload_force: bool = False
 
@@ -50,15 +64,15 @@ class CorpusSettings:
 @dataclass(frozen=True, slots=True)
 class SearchSettings:
     k1: float = within(1.5, 0.0, 100.0)
-    b: float = within(0.75, 0.0, 1.0)
+    b: float = share(0.75)
     epsilon: float = within(0.0, 0.0, 10.0)
     title_weight: int = within(2, 1, 10)
-    compound_weight: float = within(0.25, 0.0, 10.0)
+    compound_weight: float = weight(0.25)
     prf_docs: int = within(0, 0, 100)
     prf_terms: int = within(0, 0, 100)
-    prf_weight: float = within(0.0, 0.0, 10.0)
-    min_score_ratio: float = within(0.2, 0.0, 1.0)
-    proximity_weight: float = within(0.15, 0.0, 10.0)
+    prf_weight: float = weight(0.0)
+    min_score_ratio: float = share(0.2)
+    proximity_weight: float = weight(0.15)
     similar_terms: int = within(25, 1, 100)
     page_size: int = within(5, 1, 10)
 
@@ -67,7 +81,7 @@ class SearchSettings:
 class DiscordSettings:
     ephemeral: bool = True
     search_cooldown_uses: int = within(5, 1, 1000)
-    search_cooldown_seconds: float = within(30.0, 0.0, 86400.0)
+    search_cooldown_seconds: float = within(30.0, 0.0, DAY)
     # Shards of the whole bot (0: Discord chooses) and the ones this process runs (empty: all);
     # SHARD_COUNT / SHARD_IDS in the environment win (bot/shards.py).
     shard_count: int = within(0, 0, 100_000)
@@ -80,7 +94,7 @@ class StorageSettings:
 
     database: str = str(PROJECT_ROOT / "state" / "paperbot.sqlite3")
     backup_dir: Path = PROJECT_ROOT / "state" / "backups"
-    backup_hours: float = within(24.0, 0.1, 24.0 * 30)
+    backup_hours: float = within(24.0, 0.1, 30 * 24.0)
     backup_keep: int = within(7, 1, 1000)
 
 
@@ -89,13 +103,13 @@ class DailySettings:
     """How the paper of the day retries a failed post ([daily]; bot/daily/delivery.py)."""
 
     retry_window_hours: float = within(12.0, 0.0, 24.0)
-    retry_base_seconds: float = within(30.0, 1.0, 86400.0)
-    retry_max_seconds: float = within(1800.0, 1.0, 86400.0)
+    retry_base_seconds: float = within(30.0, 1.0, DAY)
+    retry_max_seconds: float = within(1800.0, 1.0, DAY)
     open_thread: bool = True
     # How long a process's claim on a post holds: longer than one send can take (60 s plus
     # the thread), short enough that a crashed process's post is retried within minutes;
     # below a day.
-    claim_seconds: float = within(300.0, 1.0, 86400.0)
+    claim_seconds: float = within(300.0, 1.0, DAY)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,11 +153,12 @@ class SourcesSettings:
     arxiv_url: str = "https://export.arxiv.org/api/query"
     user_agent: str = "paperbot/0.1 (Discord paper-discovery bot; python -m bot fetch)"
     # arXiv asks for one connection and at least 3 s between calls.
-    arxiv_interval_seconds: float = 3.0
-    max_retries: int = 5
-    retry_base_seconds: float = 2.0
-    retry_max_seconds: float = 120.0
-    timeout_seconds: float = 60.0
+    # (Lower only for a mirror or a stand-in that allows it.)
+    arxiv_interval_seconds: float = within(3.0, 0.0, HOUR)
+    max_retries: int = within(5, 0, 100)
+    retry_base_seconds: float = within(2.0, 0.01, HOUR)
+    retry_max_seconds: float = within(120.0, 0.01, DAY)
+    timeout_seconds: float = within(60.0, 0.1, HOUR)
     # UTC times of day ("HH:MM") at which the running bot refreshes every [[sources.fetch]].
     refresh_at: tuple[str, ...] = ()
     fetch: tuple[FetchJob, ...] = ()
@@ -189,7 +204,7 @@ SECTIONS: dict[str, type] = {
 # (section, key) -> (lowest, highest) of every numeric setting, from the `within` declarations.
 RANGES: dict[tuple[str, str], tuple[float, float]] = {
     (name, f.name): f.metadata["range"]
-    for name, cls in SECTIONS.items()
+    for name, cls in {**SECTIONS, "sources": SourcesSettings}.items()
     for f in fields(cls)
     if "range" in f.metadata
 }

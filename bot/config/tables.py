@@ -17,6 +17,7 @@ from bot.config.sections import (
     RANGES,
     SOURCE_KINDS,
     ConfigError,
+    DailySettings,
     FetchJob,
     SourcesSettings,
     check_range,
@@ -76,8 +77,10 @@ def read_section(cls: type, name: str, raw: dict[str, Any], base: Path) -> Any:
             check_range(name, key, value)
         values[key] = value
     section = cls(**values)
-    if name == "daily" and section.retry_max_seconds < section.retry_base_seconds:
-        raise ConfigError("[daily] retry_max_seconds must be at least retry_base_seconds")
+    if isinstance(section, DailySettings | SourcesSettings) and (
+        section.retry_max_seconds < section.retry_base_seconds
+    ):
+        raise ConfigError(f"[{name}] retry_max_seconds must be at least retry_base_seconds")
     return section
 
 
