@@ -126,10 +126,13 @@ class Delivery:
         except Exception as exc:
             log.exception("guild %d: unexpected error posting; will retry", guild_id)
             return await self._retry(pick, day, tz, now, exc, None)
-        await self.storage.mark_sent(guild_id, pick.local_date, message_id, self.clock.now())
+        # Said before it is recorded: a process killed between the two has still said it
+        # (recorded or not, the next attempt finds the message and says so), so the logs
+        # account for every post Discord accepted.
         log.info(
             "guild %d: posted %s for %s (message %d)", guild_id, pick.paper_id, day, message_id
         )
+        await self.storage.mark_sent(guild_id, pick.local_date, message_id, self.clock.now())
         return PostOutcome(guild_id, day, "sent", pick.paper_id)
 
     @staticmethod
