@@ -250,9 +250,11 @@ class Analyzer:
         """
         spans: list[tuple[int, int, str]] = []
         # ASCII text folds to its lowercase, character for character: fold it once.
-        source = text.lower() if text.isascii() else text
+        plain = text.isascii()
+        source = text.lower() if plain else text
+        stopwords = self.stopwords
         for match in WORD.finditer(source):
-            word = fold(match.group(0))
+            word = match.group(0) if plain else fold(match.group(0))
             if "-" in word or "‐" in word or "‑" in word:
                 start = match.start()
                 whole = "".join(p for p in HYPHENS.split(word) if p)
@@ -263,6 +265,6 @@ class Analyzer:
                     if folded and folded not in self.stopwords:
                         spans.append((start, start + len(part), self.stem_word(folded)))
                     start += len(part) + 1
-            elif word not in self.stopwords:
+            elif word not in stopwords:
                 spans.append((match.start(), match.end(), self.stem_word(word)))
         return spans

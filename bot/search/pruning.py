@@ -68,12 +68,16 @@ def search_top_k(
     *,
     exhaustive: bool = False,
     compiled: bool = True,
+    scored: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """`top_k(*index.score(terms, weights), k)`, restricted to `allowed` documents (a bool
     per document) when given. Pruned where that helps: the same ids and scores in the same
     order, usually faster; by the compiled kernel once it is loaded (`bot.search.kernel`),
     else (or with `compiled=False`) by numpy. `exhaustive` scores every posting: the
-    reference."""
+    reference. `scored` keeps every match's score once computed, for a caller that asks
+    again with a larger k (pruning that gave up at a small k gives up at a larger one)."""
+    if scored is not None and "all" in scored:
+        return top_k(*scored["all"], k)
     known = None if exhaustive or k <= 0 else _terms(index, terms, weights)
     if known is not None:
         run = kernel.compiled() if compiled else None
@@ -88,6 +92,8 @@ def search_top_k(
     if allowed is not None:
         keep = allowed[ids]
         ids, scores = ids[keep], scores[keep]
+    if scored is not None:
+        scored["all"] = (ids, scores)
     return top_k(ids, scores, k)
 
 

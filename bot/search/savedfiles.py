@@ -167,11 +167,19 @@ def read_meta(
     return meta
 
 
+DIGEST_CHUNK = 8 << 20  # bytes hashed per read
+
+
 def file_digest(path: Path) -> str:
+    """Why large chunks: the serving bot hashes its saved files in a background thread while
+    it answers. Reading and hashing release the GIL, so each chunk is a GIL hand-off that
+    delays the search thread; at 1 MB they cost the /search p50 ~1 ms at a million papers."""
     digest = hashlib.blake2b(digest_size=16)
-    with path.open("rb") as handle:
-        while chunk := handle.read(1 << 20):
-            digest.update(chunk)
+    buffer = bytearray(DIGEST_CHUNK)
+    view = memoryview(buffer)
+    with path.open("rb", buffering=0) as handle:
+        while size := handle.readinto(buffer):
+            digest.update(view[:size])
     return digest.hexdigest()
 
 
