@@ -65,6 +65,10 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFC", text).lower()
 
 
+def _hyphenated(word: str) -> bool:
+    return "-" in word or "‐" in word or "‑" in word
+
+
 def clean(text: str) -> str:
     """Text reduced to words: no URLs, LaTeX as Unicode, no markdown emphasis, folded case."""
     # Every URL holds "://" or "www." (any case): most texts have neither, and the check
@@ -250,21 +254,42 @@ class Analyzer:
         """
         spans: list[tuple[int, int, str]] = []
         # ASCII text folds to its lowercase, character for character: fold it once.
-        plain = text.isascii()
-        source = text.lower() if plain else text
-        stopwords = self.stopwords
+        source = text.lower() if text.isascii() else text
         for match in WORD.finditer(source):
-            word = match.group(0) if plain else fold(match.group(0))
-            if "-" in word or "‐" in word or "‑" in word:
-                start = match.start()
-                whole = "".join(p for p in HYPHENS.split(word) if p)
-                if whole not in self.stopwords:
-                    spans.append((match.start(), match.end(), self.stem_word(whole)))
-                for part in HYPHENS.split(match.group(0)):
-                    folded = fold(part)
-                    if folded and folded not in self.stopwords:
-                        spans.append((start, start + len(part), self.stem_word(folded)))
-                    start += len(part) + 1
-            elif word not in stopwords:
+            word = fold(match.group(0))
+            if _hyphenated(word):
+                at = match.start()
+                spans.extend((at + a, at + b, t) for a, b, t in self._hyphen_terms(match.group(0)))
+            elif word not in self.stopwords:
                 spans.append((match.start(), match.end(), self.stem_word(word)))
         return spans
+
+    def term_set(self, text: str) -> set[str]:
+        """The terms of `token_spans(text)`, without their places. Why: a snippet chooses its
+        sentences by the terms they hold, then highlights only those; this looks at each
+        distinct word once and makes no match objects (a third of a /search at 100k papers
+        went to spans of sentences never shown)."""
+        source = text.lower() if text.isascii() else text
+        terms: set[str] = set()
+        for raw in set(WORD.findall(source)):
+            word = fold(raw)
+            if _hyphenated(word):
+                terms.update(t for _a, _b, t in self._hyphen_terms(raw))
+            elif word not in self.stopwords:
+                terms.add(self.stem_word(word))
+        return terms
+
+    def _hyphen_terms(self, raw: str) -> list[tuple[int, int, str]]:
+        """(start, end, term) inside one hyphenated word as written: the whole (its parts
+        joined), then each part."""
+        out: list[tuple[int, int, str]] = []
+        whole = "".join(p for p in HYPHENS.split(fold(raw)) if p)
+        if whole not in self.stopwords:
+            out.append((0, len(raw), self.stem_word(whole)))
+        start = 0
+        for part in HYPHENS.split(raw):
+            folded = fold(part)
+            if folded and folded not in self.stopwords:
+                out.append((start, start + len(part), self.stem_word(folded)))
+            start += len(part) + 1
+        return out

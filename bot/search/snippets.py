@@ -79,18 +79,17 @@ def make_snippet(
         return ""
     wanted = set(terms)
     scored: list[tuple[float, int]] = []
-    tokens = [analyzer.token_spans(sentence) for sentence in parts]  # once per sentence
-    for i, spans in enumerate(tokens):
-        found = {term for _s, _e, term in spans if term in wanted}
+    for i, sentence in enumerate(parts):
+        found = analyzer.term_set(sentence) & wanted
         if found:
-            scored.append((sum(idf(t) for t in found), i))
+            scored.append((sum(idf(t) for t in sorted(found)), i))
     if not scored:
         return _shorten(parts[0], max_chars)
     scored.sort(key=lambda item: (-item[0], item[1]))
     chosen = sorted(i for _score, i in scored[:2])
     if len(chosen) == 2 and len(parts[chosen[0]]) + len(parts[chosen[1]]) > max_chars:
         chosen = [scored[0][1]]
-    pieces = [highlight(parts[i], wanted, analyzer, tokens[i])[0] for i in chosen]
+    pieces = [highlight(parts[i], wanted, analyzer)[0] for i in chosen]
     text = (
         pieces[0]
         if len(pieces) == 1

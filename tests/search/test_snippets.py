@@ -1,3 +1,5 @@
+import json
+
 from bot.search.analyzer import Analyzer
 from bot.search.snippets import highlight, make_snippet, sentences
 
@@ -52,3 +54,44 @@ def test_highlight_counts():
     text, count = highlight("Graph neural networks on graphs", {"graph"}, A)
     assert count == 2
     assert text == "**Graph** neural networks on **graphs**"
+
+
+def test_a_sentences_term_set_is_the_terms_of_its_spans():
+    """Snippets choose sentences by `term_set` and highlight by `token_spans`: the two must
+    agree on every sentence, hyphenated, accented and ligatured words included."""
+    from tests.conftest import ICML
+
+    texts = [
+        "Schrödinger-type ﬁne-tuning of naïve Bayes: state-of-the-art self-supervised models.",
+        "A non‑breaking‐hyphen word, an e-mail, and -leading or trailing- hyphens.",
+        "The the THE And of: stopwords only.",
+    ]
+    for line in ICML.read_text(encoding="utf-8").splitlines():
+        texts += sentences(json.loads(line)["abstract"])
+    for text in texts:
+        assert A.term_set(text) == {term for _start, _end, term in A.token_spans(text)}, text
+
+
+def test_sentence_scores_do_not_depend_on_set_order():
+    """Equal idf sums once depended on the order Python iterated a set of terms (it changes
+    with the hash seed): float addition is not associative. The terms are summed sorted."""
+    import subprocess
+    import sys
+
+    code = (
+        "from bot.search.analyzer import Analyzer; from bot.search.snippets import make_snippet;"
+        "A = Analyzer(); idf = {'a1': 0.1, 'b2': 0.2, 'c3': 0.3, 'd6': 0.6, 'e7': 0.65}.get;"
+        "text = 'Alpha d6 here. Beta a1 b2 c3 here. Gamma e7 here.';"
+        "print(make_snippet(text, set(idf.__self__), A, lambda t: idf(t, 0.0)))"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={"PYTHONHASHSEED": str(seed), "PATH": ""},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in range(12)
+    }
+    assert len(outputs) == 1, outputs
