@@ -117,6 +117,20 @@ class StemCache:
                 self.put(word, stem)
         return stem
 
+    def known(self, words: set[str]) -> tuple[dict[str, str], list[str]]:
+        """(stems of the `words` held, the words not held): `get` for many words at once,
+        without a Python call per word (a snippet looks up every word of its sentences)."""
+        young = self._young
+        found = {w: young[w] for w in words if w in young}
+        rest = [w for w in words if w not in found]
+        if rest and self._old:
+            for word in rest:
+                stem = self.get(word)
+                if stem is not None:
+                    found[word] = stem
+            rest = [w for w in rest if w not in found]
+        return found, rest
+
     def put(self, word: str, stem: str) -> None:
         if len(self._young) >= self.size:
             self._old, self._young = self._young, {}
@@ -231,20 +245,19 @@ class Analyzer:
         words = self.words(text)
         if self._stemmer is None:
             return words
-        cache = self._cache
-        stems: dict[str, str] = {}
-        missing: list[str] = []
-        for word in set(words):
-            stem = cache.get(word)
-            if stem is None:
-                missing.append(word)
-            else:
-                stems[word] = stem
+        stems = self.stems_of(set(words))
+        return [stems[w] for w in words]
+
+    def stems_of(self, words: set[str]) -> dict[str, str]:
+        """Each distinct word's stem: from the cache, the others stemmed in one call."""
+        if self._stemmer is None:
+            return {w: w for w in words}
+        stems, missing = self._cache.known(words)
         if missing:
             for word, stem in zip(missing, self._stemmer.stemWords(missing), strict=True):
                 stems[word] = stem
-                cache.put(word, stem)
-        return [stems[w] for w in words]
+                self._cache.put(word, stem)
+        return stems
 
     def token_spans(self, text: str) -> list[tuple[int, int, str]]:
         """(start, end, term) for each word of `text` as written, for highlighting snippets.
@@ -269,9 +282,15 @@ class Analyzer:
         sentences by the terms they hold, then highlights only those; this looks at each
         distinct word once and makes no match objects (a third of a /search at 100k papers
         went to spans of sentences never shown)."""
-        source = text.lower() if text.isascii() else text
-        terms: set[str] = set()
-        for raw in set(WORD.findall(source)):
+        if text.isascii():  # lowercase is its fold; no stopword holds a hyphen
+            words = set(WORD.findall(text.lower())) - self.stopwords
+            joined = {w for w in words if "-" in w}
+            terms = set(self.stems_of(words - joined).values())
+            for raw in joined:
+                terms.update(t for _a, _b, t in self._hyphen_terms(raw))
+            return terms
+        terms = set()
+        for raw in set(WORD.findall(text)):
             word = fold(raw)
             if _hyphenated(word):
                 terms.update(t for _a, _b, t in self._hyphen_terms(raw))

@@ -346,7 +346,7 @@ class SearchEngine(PlanFilters):
             phrases=tuple(phrases),
             excludes=parsed.excludes,
             extra=extra,
-            suggestion=self.speller.suggest_query(query) if suggest else None,
+            suggestion=self.speller.suggest_query(query, terms, phrases) if suggest else None,
         )
 
     def search(

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -301,8 +301,18 @@ class Speller:
         forms = [w for w, stem in zip(words, stems, strict=True) if stem == term]
         return forms or [term]
 
-    def suggest_query(self, query: str) -> str | None:
-        """`query` with each unknown word replaced by its correction; None when none was."""
+    def suggest_query(
+        self,
+        query: str,
+        terms: Sequence[str] = (),
+        phrases: Sequence[tuple[str, ...]] = (),
+    ) -> str | None:
+        """`query` with each unknown word replaced by its correction; None when none was.
+
+        `terms`, `phrases`: the query as the engine analysed it. Every typed term indexed and
+        no phrase: nothing to correct, and no word is analysed again (~0.3 ms of a /search)."""
+        if terms and not phrases and all(self.index.doc_freq(t) > 0 for t in terms):
+            return None
         changed = False
 
         def fix(match: re.Match[str]) -> str:

@@ -67,6 +67,21 @@ def test_known_words_get_no_suggestion(engine) -> None:
         assert engine.speller.correct(word) is None
 
 
+def test_a_query_of_indexed_words_is_not_spell_checked_word_by_word(engine, monkeypatch) -> None:
+    """The engine hands the speller the query's analysed terms: all indexed, it asks nothing
+    more; one unknown word (or a phrase) and every word is looked at, as before."""
+    asked: list[str] = []
+    real = engine.speller.correct
+    monkeypatch.setattr(engine.speller, "correct", lambda w: asked.append(w) or real(w))
+    assert engine.search("diffusion transformers").suggestion is None
+    assert asked == []
+    assert engine.search("difusion transformers").suggestion == "diffusion transformers"
+    assert asked == ["difusion", "transformers"]
+    asked.clear()
+    assert engine.search('"diffusion transformers"').suggestion is None
+    assert asked == ["diffusion", "transformers"]
+
+
 def test_the_word_in_more_papers_wins_at_equal_distance(engine) -> None:
     # `modxl` is one edit from both; "model" is in more papers than "modal".
     assert engine.speller.correct("modxl") == "model"
