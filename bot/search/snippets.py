@@ -74,7 +74,10 @@ def make_snippet(
     max_chars: int = MAX_SNIPPET,
 ) -> str:
     """Best one or two sentences, in abstract order, joined by ` … ` when not adjacent."""
-    parts = sentences(_EMPHASIS.sub("", latex_to_unicode(abstract)))
+    plain = latex_to_unicode(abstract)
+    if "*" in plain or "__" in plain:  # every emphasis mark holds one (most abstracts: none)
+        plain = _EMPHASIS.sub("", plain)
+    parts = sentences(plain)
     if not parts:
         return ""
     wanted = set(terms)
