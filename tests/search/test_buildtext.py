@@ -134,7 +134,7 @@ def test_runs_of_any_size_in_workers_save_the_pinned_files(
     assert not list(tmp_path.glob("idx/*/runs"))  # the spilled runs are gone
 
 
-@pytest.mark.parametrize("step", [1, 7, 1000])
+@pytest.mark.parametrize("step", [7, 1000])
 def test_saturations_by_blocks_of_any_size_save_the_pinned_files(
     corpus: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: int
 ) -> None:
