@@ -96,6 +96,13 @@ async def sigterm_within(
     return code, time.monotonic() - started
 
 
+async def reap(proc: asyncio.subprocess.Process) -> None:
+    """Kill a bot a test did not stop (a failed assertion, a timeout): never leave it running."""
+    if proc.returncode is None:
+        proc.kill()
+        await proc.wait()
+
+
 @pytest_asyncio.fixture
 async def running_bot(
     fake_discord: FakeDiscord,
@@ -108,9 +115,7 @@ async def running_bot(
         await fake_discord.gateway.identifies.wait_for(timeout=30)
         yield proc, tmp_path
     finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
+        await reap(proc)
         assert TOKEN not in log_path.read_text(errors="replace")
 
 
@@ -341,13 +346,11 @@ async def test_sigterm_while_the_index_build_workers_run_exits_0_at_once(
             await asyncio.sleep(0.005)
         code, took = await sigterm_within(proc)
     finally:
-        if proc.returncode is None:
-            stuck = children(proc.pid)  # build workers: never leave them behind
-            proc.kill()
-            await proc.wait()
-            for pid in stuck:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
+        stuck = children(proc.pid) if proc.returncode is None else []  # build workers
+        await reap(proc)
+        for pid in stuck:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
     output = log_path.read_text(errors="replace")
     print(f"SIGTERM while {workers} build workers run: exit {code} after {took:.2f} s")  # -s
     assert code == 0, output
@@ -379,9 +382,7 @@ async def test_sigterm_while_shards_are_still_connecting_exits_0_within_10_s(
         assert tuple(first["shard"]) == (0, 4)
         code, took = await sigterm_within(proc)
     finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
+        await reap(proc)
     output = log_path.read_text(errors="replace")
     assert code == 0, output
     assert took < 10
@@ -440,9 +441,7 @@ async def test_sigterm_with_slow_searches_in_flight_exits_0_within_10_s(
             await handle.assert_answered(type=5, timeout=10)  # deferred: "thinking…"
         code, took = await sigterm_within(proc)
     finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
+        await reap(proc)
     output = log_path.read_text(errors="replace")
     # shown with -s
     print(f"SIGTERM with {SLOW_SEARCHES} x 15 s searches in flight: exit {code} after {took:.2f} s")

@@ -78,34 +78,30 @@ def engine() -> SearchEngine:
     return SearchEngine(_papers(3000, seed=11), settings=SearchSettings())
 
 
-@pytest.fixture
-def pruned_answers(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
-    """Per ranked search: whether the pruned path answered (not the exhaustive fallback)."""
+def _answered(monkeypatch: pytest.MonkeyPatch, name: str) -> list[bool]:
+    """Per call of `ranking.<name>`: whether it answered (not None)."""
     seen: list[bool] = []
-    real = ranking.strongest
+    real = getattr(ranking, name)
 
     def spy(*args, **kwargs):
         found = real(*args, **kwargs)
         seen.append(found is not None)
         return found
 
-    monkeypatch.setattr(ranking, "strongest", spy)
+    monkeypatch.setattr(ranking, name, spy)
     return seen
+
+
+@pytest.fixture
+def pruned_answers(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Per ranked search: whether the pruned path answered (not the exhaustive fallback)."""
+    return _answered(monkeypatch, "strongest")
 
 
 @pytest.fixture
 def settled(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Per pruned page with the word-order bonus: whether the best few settled it."""
-    seen: list[bool] = []
-    real = ranking.settled_bonus
-
-    def spy(*args, **kwargs):
-        found = real(*args, **kwargs)
-        seen.append(found is not None)
-        return found
-
-    monkeypatch.setattr(ranking, "settled_bonus", spy)
-    return seen
+    return _answered(monkeypatch, "settled_bonus")
 
 
 def _page(result: SearchResult) -> list[tuple[str, float, int]]:
