@@ -190,9 +190,7 @@ def _serve(
             store = PaperStore(folder / "papers", expect)
             built.papers = store
             report, streamed = built, True
-    if streamed:
-        pass
-    elif store is not None:
+    if report is None and store is not None:  # a saved store: its papers are not parsed
         report = LoadReport(
             papers=store,
             files=[Path(f) for f in files],
@@ -201,9 +199,8 @@ def _serve(
         )
         for problem in report.problems:
             log.warning("%s", problem)
-    else:
-        if report is None:
-            report = load_corpus(files, exclude_status=settings.corpus.exclude_status)
+    elif report is None:  # neither streamed nor a saved store: the corpus read into memory
+        report = load_corpus(files, exclude_status=settings.corpus.exclude_status)
         if index is not None and index.n_docs != len(report.papers):
             log.warning(
                 "rebuilding the index: %s holds %d documents, corpus has %d",
