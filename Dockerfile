@@ -19,11 +19,17 @@ WORKDIR /app
 COPY requirements.txt ./
 RUN pip install --requirement requirements.txt
 
-COPY pyproject.toml README.md ./
+COPY pyproject.toml setup.py README.md ./
 COPY bot ./bot
 COPY config ./config
 COPY data ./data
-RUN pip install --no-deps . \
+# A C compiler only for this layer: the install builds the top-k kernel (bot/search/
+# blockmax_kernel.c; without it queries take the slower numpy traversal), then it goes.
+RUN apt-get update \
+    && apt-get install --yes --no-install-recommends gcc libc6-dev \
+    && pip install --no-deps . \
+    && apt-get purge --yes --auto-remove gcc libc6-dev \
+    && rm -rf /var/lib/apt/lists/* \
     && mkdir -p /app/state \
     && chown -R paperbot:paperbot /app/state /app/data
 

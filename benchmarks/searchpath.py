@@ -58,12 +58,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--compare", action="store_true", help="also the exhaustive path")
     parser.add_argument(
-        "--kernel-wait",
-        type=float,
-        default=600.0,
-        help="seconds to wait for the compiled top-k kernel before timing (default: %(default)s)",
-    )
-    parser.add_argument(
         "--cold",
         action="store_true",
         help="no warm-up pass (by default every query runs once untimed first, so the index "
@@ -84,8 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         if analyzer(text)
     ]
     limit = settings.page_size
-    # The compiled top-k kernel loads in the background; a bot that has served a while has it.
-    traversal = kernel.load(wait=True, timeout=args.kernel_wait)
+    traversal = kernel.describe()
     paths = {"default": False, "exhaustive": True} if args.compare else {"default": False}
     if not args.cold:
         for text in texts:

@@ -23,7 +23,7 @@ def test_searchpath_times_and_compares_on_a_saved_index(tmp_path: Path, capsys) 
     SearchEngine.load(settings)
     (folder,) = [p for p in (tmp_path / "idx").iterdir() if p.is_dir()]
     argv = ["--index", str(folder), "--shared", str(shared), "--queries", "40", "--compare"]
-    assert searchpath.main([*argv, "--kernel-wait", "0"]) == 0
+    assert searchpath.main(argv) == 0
     out = capsys.readouterr().out
     assert "/search default: p50" in out
     assert "/search exhaustive: p50" in out

@@ -22,6 +22,7 @@ from discord.ext import commands
 from bot.app.commandcheck import check_commands
 from bot.config import ConfigError, Settings, settings_for
 from bot.logs import redact, setup_logging
+from bot.search import kernel
 from bot.search.corpus import CorpusError
 from bot.shards import describe as describe_shards
 
@@ -104,6 +105,7 @@ def run_check(settings: Settings, out: TextIO) -> int:
             + (f"; {skipped} bad record(s) skipped (see warnings)" if skipped else "")
             + "\n"
         )
+        out.write(f"ok   top-k: {kernel.describe()}\n")
     if engine is not None:
         problems += asyncio.run(_check_cogs(settings, engine, out))
     for problem in problems:

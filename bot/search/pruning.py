@@ -72,7 +72,7 @@ def search_top_k(
 ) -> tuple[np.ndarray, np.ndarray]:
     """`top_k(*index.score(terms, weights), k)`, restricted to `allowed` documents (a bool
     per document) when given. Pruned where that helps: the same ids and scores in the same
-    order, usually faster; by the compiled kernel once it is loaded (`bot.search.kernel`),
+    order, usually faster; by the compiled kernel where it was built (`bot.search.kernel`),
     else (or with `compiled=False`) by numpy. `exhaustive` scores every posting: the
     reference. `scored` keeps every match's score once computed, for a caller that asks
     again with a larger k (pruning that gave up at a small k gives up at a larger one)."""
@@ -81,11 +81,9 @@ def search_top_k(
     known = None if exhaustive or k <= 0 else _terms(index, terms, weights)
     if known is not None:
         run = kernel.compiled() if compiled else None
-        found = (
-            prune(_Query(index, *known), index.block_max, k, allowed)
-            if run is None
-            else _compiled(run, index, *known, k, allowed)
-        )
+        found = None if run is None else run(index, *known, k, KERNEL_SEEDS, allowed)
+        if found is None:
+            found = prune(_Query(index, *known), index.block_max, k, allowed)
         if found is not None:
             return found
     ids, scores = index.score(terms, weights)
@@ -121,32 +119,6 @@ def _query(
 ) -> _Query | None:
     found = _terms(index, terms, weights)
     return None if found is None else _Query(index, *found)
-
-
-def _compiled(
-    run: kernel.Kernel,
-    index: BM25Index,
-    tids: list[int],
-    weights: list[float],
-    k: int,
-    allowed: np.ndarray | None,
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """The compiled traversal over the index's arrays; None for arrays of other types (numba
-    would compile a new version in the middle of a query), then numpy's."""
-    arrays = kernel.arrays_of(index)
-    if arrays is None:
-        return None
-    mask = np.zeros(0, np.bool_) if allowed is None else np.asarray(allowed, dtype=np.bool_)
-    return run(
-        *arrays,
-        index.block_max.shift,
-        np.array(tids, dtype=np.int64),
-        np.array(weights, dtype=np.float64),
-        k,
-        KERNEL_SEEDS,
-        kernel.readonly(mask),
-        allowed is not None,
-    )
 
 
 def prune(
