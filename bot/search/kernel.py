@@ -1,7 +1,8 @@
-"""The compiled top-k traversal (`bot/search/blockmax_kernel.c`, a C extension the project's
-own install builds): used wherever it was built, with the numpy traversal
-(`bot.search.pruning.prune`) where it was not. Both give the same ids and scores, bit for bit
-(tests/search/test_pruning.py).
+"""The compiled search kernels (`bot/search/blockmax_kernel.c`, a C extension the project's
+own install builds): the pruned top-k traversal, and the word-order bonus's pair counts. Used
+wherever the extension was built, with numpy's versions (`bot.search.pruning.prune`,
+`bot.search.proximity.occurrences`) where it was not: the same answers, bit for bit
+(tests/search/test_pruning.py, tests/search/test_proximity.py).
 
 The extension is optional on purpose: `pip install` compiles it when a C compiler and Python's
 headers are there (setup.py) and still succeeds without them. It costs a process a few
@@ -108,6 +109,33 @@ def run(
     if stats is not None:
         stats.append(scored)
     return ids[:found], scores[:found]
+
+
+def pair_counts(
+    index: BM25Index,
+    first: tuple[int, int, int, np.ndarray],
+    second: tuple[int, int, int, np.ndarray],
+    checkpoint: int,
+    docs: np.ndarray,
+) -> np.ndarray | None:
+    """How often each of the ascending `docs` holds term `first` right before term `second`
+    (int64 counts), or None where the extension is not there or not wanted. Each term is
+    (first posting, end, first position, run starts every `checkpoint` postings)."""
+    module = _module()
+    if isinstance(module, str) or not wanted():
+        return None
+    out = np.zeros(docs.shape[0], np.int64)
+    module.pair_counts(
+        np.asarray(index.doc_ids),
+        np.asarray(index.tfs),
+        np.asarray(index.positions),
+        first,
+        second,
+        checkpoint,
+        np.ascontiguousarray(docs, dtype=np.int64),
+        out,
+    )
+    return out
 
 
 def wanted() -> bool:

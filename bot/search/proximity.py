@@ -23,6 +23,7 @@ from weakref import WeakKeyDictionary
 
 import numpy as np
 
+from bot.search import kernel
 from bot.search.index import BM25Index
 
 RESCORE_DEPTH = 100  # matches rescored; the rest keep their BM25 order below them
@@ -47,6 +48,11 @@ def pair_bonus(
     ranked = docs[order]
     # Pairs of frequent words are indexed (`bot.search.pairs`): their counts are looked up.
     indexed = {pair: index.phrases.pair_counts(*pair, ranked) for pair in weights}
+    for pair, counted in indexed.items():
+        if counted is None:  # from the terms' positions, by the compiled kernel if built
+            indexed[pair] = kernel.pair_counts(
+                index, _term(index, pair[0]), _term(index, pair[1]), CHECKPOINT, ranked
+            )
     keys: dict[int, np.ndarray] = {}  # per term: doc << 32 | offset, ascending
     for tid in {t for pair, counted in indexed.items() if counted is None for t in pair}:
         owner, offsets = occurrences(index, tid, ranked)
@@ -65,6 +71,13 @@ def pair_bonus(
             counts = np.bincount(rows, minlength=docs.shape[0]).astype(np.float64)
         bonus += idf * counts * (k1 + 1) / (counts + k1)
     return bonus
+
+
+def _term(index: BM25Index, tid: int) -> tuple[int, int, int, np.ndarray]:
+    """Term `tid` as the compiled pair counter reads it: its postings' range, where its
+    positions start, its run starts every CHECKPOINT postings."""
+    a, b = int(index.indptr[tid]), int(index.indptr[tid + 1])
+    return a, b, int(index.pos_indptr[tid]), _run_starts(index, tid, a, b)
 
 
 def _pairs(index: BM25Index, terms: Sequence[str]) -> dict[tuple[int, int], float]:
