@@ -28,8 +28,10 @@ WORD = re.compile(r"[^\W_]+(?:[-‐‑][^\W_]+)*")
 # The same words in ASCII text, where [^\W_] is [A-Za-z0-9]: ~40% faster to find.
 ASCII_WORD = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
 HYPHENS = re.compile(r"[-‐‑]")
-MARKDOWN = re.compile(r"(?<!\w)[*_`~]+|[*_`~]+(?!\w)|\*\*|__")
-SUBSCRIPT_IN_WORD = re.compile(r"(?<=\w)[_^](?=\w)")
+# Every branch starts with one of [*_`~]: the leading lookahead says so, which lets the
+# matcher skip to those characters instead of trying the lookbehind everywhere (twice as fast).
+MARKDOWN = re.compile(r"(?=[*_`~])(?:(?<!\w)[*_`~]+|[*_`~]+(?!\w)|\*\*|__)")
+SUBSCRIPT_IN_WORD = re.compile(r"(?=[_^])(?<=\w)[_^](?=\w)")  # lookahead first: as MARKDOWN
 
 # The classic English stopword list used by NLTK and most IR toolkits: function words only,
 # no content words, so "not", "no" and "against" are dropped too (as BM25 baselines do).
@@ -88,7 +90,32 @@ def raw_words(text: str) -> list[str]:
     """The words of `text` as written after `clean`, hyphenated ones whole, stopwords kept:
     what the analyzer splits, drops and stems (`Analyzer.expand`)."""
     text = clean(text)
-    return (ASCII_WORD if text.isascii() else WORD).findall(text)
+    if not text.isascii():
+        return WORD.findall(text)
+    return ascii_words(text)
+
+
+# ASCII characters that are no part of an `ASCII_WORD`, each mapped to a space.
+_NOT_WORD = str.maketrans(
+    {chr(c): " " for c in range(128) if not (chr(c).isalnum() or chr(c) == "-")}
+)
+
+
+def ascii_words(text: str) -> list[str]:
+    """`ASCII_WORD.findall(text)` for ASCII `text`, a third faster (a build splits every
+    abstract): with every character that no word holds made a space, `split` gives the
+    maximal runs of letters, digits and hyphens, and such a run is one whole word unless a
+    hyphen starts or ends it or follows another, where the pattern itself decides."""
+    spaced = text.translate(_NOT_WORD)
+    if "-" in spaced and (
+        "--" in spaced
+        or " -" in spaced
+        or "- " in spaced
+        or spaced.startswith("-")
+        or spaced.endswith("-")
+    ):
+        return ASCII_WORD.findall(text)
+    return spaced.split()
 
 
 class StemCache:

@@ -85,21 +85,19 @@ class Run:
         ends = np.frombuffer(self.ends, dtype=np.int64)
         if expand is None:
             return _postings(words, sequence, np.diff(ends, prepend=0))
-        vocab: dict[str, int] = {}
-        flat = array("I")
-        sizes = array("q")
-        for terms in expand(words):
-            sizes.append(len(terms))
-            flat.extend([vocab.setdefault(t, len(vocab)) for t in terms])
-        size = np.frombuffer(sizes, dtype=np.int64)
+        # Each word's terms end to end; term ids in order of first occurrence there. Done by
+        # C-level passes (dict.fromkeys, map) rather than a Python loop per word.
+        expanded = expand(words)
+        every = [t for terms in expanded for t in terms]
+        vocab = {t: i for i, t in enumerate(dict.fromkeys(every))}
+        flat = np.fromiter(map(vocab.__getitem__, every), dtype=np.uint32, count=len(every))
+        size = np.fromiter(map(len, expanded), dtype=np.int64, count=len(expanded))
         per_token = size[sequence] if sequence.shape[0] else np.empty(0, np.int64)
         total = np.zeros(per_token.shape[0] + 1, dtype=np.int64)
         np.cumsum(per_token, out=total[1:])
         first = np.cumsum(size) - size
         within = np.arange(int(total[-1]), dtype=np.int64) - np.repeat(total[:-1], per_token)
-        terms_seq = np.frombuffer(flat, dtype=np.uint32)[
-            np.repeat(first[sequence], per_token) + within
-        ]
+        terms_seq = flat[np.repeat(first[sequence], per_token) + within]
         return _postings(list(vocab), terms_seq, total[ends] - total[np.r_[0, ends[:-1]]])
 
 
@@ -116,10 +114,9 @@ def _postings(terms: list[str], sequence: np.ndarray, lengths: np.ndarray) -> Pa
     """`Partial` of documents end to end in `sequence` (term ids), `lengths` tokens each."""
     n_docs = int(lengths.shape[0])
     doc_lengths = lengths.astype(np.uint32)
-    order = np.argsort(sequence, kind="stable")  # by term; ties keep document order
+    order = _by_term(sequence, len(terms))  # ties keep document order
     term = sequence[order]
     doc = np.repeat(np.arange(n_docs, dtype=np.int32), lengths)[order]
-    del order  # the temporaries are per token: free them before the positions' own
     starts = np.ones(term.shape[0], dtype=bool)
     if term.shape[0]:
         np.not_equal(term[1:], term[:-1], out=starts[1:])
@@ -133,8 +130,17 @@ def _postings(terms: list[str], sequence: np.ndarray, lengths: np.ndarray) -> Pa
     indptr = np.zeros(len(terms) + 1, dtype=np.int64)
     np.cumsum(np.bincount(term, minlength=len(terms)), out=indptr[1:])
     del term
-    positions = chunk_positions(sequence, doc_lengths, MAX_TF)
+    positions = chunk_positions(sequence, doc_lengths, MAX_TF, order)
     return Partial(terms, indptr, doc_ids, tfs, doc_lengths, positions)
+
+
+def _by_term(sequence: np.ndarray, n_terms: int) -> np.ndarray:
+    """`np.argsort(sequence, kind="stable")`, the same permutation, sorted on 16-bit keys
+    when every term id fits: numpy sorts those by radix, ~4x faster than 32-bit ones (the
+    sort was a third of tokenising a run). Computed once for the postings and positions."""
+    keys = sequence.astype(np.uint16) if n_terms <= 1 << 16 else sequence
+    order: np.ndarray = np.argsort(keys, kind="stable")
+    return order
 
 
 def tokenize_parallel(

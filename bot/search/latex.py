@@ -214,7 +214,8 @@ def latex_to_unicode(text: str) -> str:
         text = _TEX_QUOTES.sub(lambda m: "“" + m.group(1) + "”", text)
     if "\\" in text:
         text = text.replace("\\$", _DOLLAR)
-        text = _PERCENT_AFTER_NUMBER.sub(" %", text)
+        if "\\%" in text:  # the pattern starts with a lookbehind: tried at every character
+            text = _PERCENT_AFTER_NUMBER.sub(" %", text)
         text = _ESCAPE.sub(lambda m: m.group(1) or m.group(2), text)
     if "$" in text or "\\" in text:
         text = LATEX_SPAN.sub(lambda m: span_to_text(m.group(0)), text)

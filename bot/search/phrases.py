@@ -31,18 +31,23 @@ def offset_dtype(longest: int) -> type[np.unsignedinteger]:
     return np.uint16 if longest <= 1 << 16 else np.uint32
 
 
-def chunk_positions(sequence: np.ndarray, lengths: np.ndarray, cap: int) -> np.ndarray:
+def chunk_positions(
+    sequence: np.ndarray, lengths: np.ndarray, cap: int, order: np.ndarray | None = None
+) -> np.ndarray:
     """The offsets of a run of documents' tokens, in that run's postings order.
 
     `sequence` holds every token's term id, documents end to end (`lengths` tokens each). The
     result is grouped by term id, then document, then offset, which is the order of the run's
     postings (sorted by term, stable in corpus order), at most `cap` per (term, document).
+    `order` is `np.argsort(sequence, kind="stable")` when the caller has it already (the
+    sort is most of this function's time).
     """
     n = int(sequence.shape[0])
     longest = int(lengths.max()) if lengths.shape[0] else 0
     ends = np.cumsum(lengths, dtype=np.int64)
     offsets = np.arange(n, dtype=np.int64) - np.repeat(ends - lengths, lengths)
-    order = np.argsort(sequence, kind="stable")  # ties keep token order: doc, then offset
+    if order is None:  # ties keep token order: doc, then offset
+        order = np.argsort(sequence, kind="stable")
     out = offsets[order]
     if longest > cap:  # only then can one term occur more than `cap` times in a document
         term = sequence[order]

@@ -20,7 +20,6 @@ from bot.search.models import Link, Paper
 MAX_TITLE = 1_000
 MAX_ABSTRACT = 20_000
 _SOFT_BREAK = re.compile(r"-\n\s*")
-_SPACES = re.compile(r"\s+")
 
 
 class RecordError(ValueError):
@@ -28,8 +27,14 @@ class RecordError(ValueError):
 
 
 def tidy(text: str) -> str:
-    """One line of text: soft line-break hyphens rejoined (`bidi-\\nrected`), spaces collapsed."""
-    return _SPACES.sub(" ", _SOFT_BREAK.sub("-", text)).strip()
+    """One line of text: soft line-break hyphens rejoined (`bidi-\\nrected`), spaces collapsed.
+
+    Why not `re.sub(r"\\s+", " ", ...).strip()`: `split` and `strip` take as whitespace
+    exactly what `\\s` matches (str.isspace), so the join gives the same text at half the
+    cost (every title of a build goes through here)."""
+    if "-\n" in text:  # `_SOFT_BREAK` cannot match otherwise
+        text = _SOFT_BREAK.sub("-", text)
+    return " ".join(text.split())
 
 
 def _text(value: Any, name: str) -> str:

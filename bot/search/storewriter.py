@@ -19,14 +19,15 @@ import numpy as np
 
 from bot.search.columns import id_orders, line_starts
 from bot.search.models import Paper
-from bot.search.paperstore import FILES, STORE_FORMAT, record_bytes
+from bot.search.paperstore import FILES, STORE_FORMAT, one_shot, record_bytes
 from bot.search.savedfiles import atomic_folder, file_digest
 from bot.search.titleindex import TitleIndex
 
 _LINES = ("ids", "titles", "added", "authors")  # one line per paper, "\n" between them
 
 
-_AUTHORS = json.JSONEncoder(ensure_ascii=False)  # one for every line (see paperstore._RECORD)
+# One for every line (see paperstore._RECORD).
+_AUTHORS = one_shot(json.JSONEncoder(ensure_ascii=False))
 
 
 class NotStorable(ValueError):
@@ -79,7 +80,7 @@ class StoreWriter:
         values = (paper.id, paper.title, paper.added or "")
         for name, value in zip(_LINES, values, strict=False):
             self._lines[name].write(sep + value)
-        self._lines["authors"].write(sep + _AUTHORS.encode(list(paper.authors)))
+        self._lines["authors"].write(sep + _AUTHORS(list(paper.authors)))
         self._venue_codes.append(self._venues.setdefault(paper.venue, len(self._venues)))
         self._years.append(paper.year or 0)
         self.n += 1
