@@ -66,17 +66,20 @@ def one_shot(encoder: json.JSONEncoder) -> Callable[[Any], str]:
     if make is None or encoder.indent is not None:
         return encoder.encode
     strings = json.encoder.encode_basestring_ascii if encoder.ensure_ascii else None
-    run = make(
-        None,  # no circularity markers: records are fresh lists of strings and numbers
-        encoder.default,
-        strings or json.encoder.encode_basestring,
-        encoder.indent,
-        encoder.key_separator,
-        encoder.item_separator,
-        encoder.sort_keys,
-        encoder.skipkeys,
-        encoder.allow_nan,
-    )
+    try:  # CPython's private constructor (as `iterencode` calls it): if it ever changes, plain
+        run = make(
+            None,  # no circularity markers: records are fresh lists of strings and numbers
+            encoder.default,
+            strings or json.encoder.encode_basestring,
+            encoder.indent,
+            encoder.key_separator,
+            encoder.item_separator,
+            encoder.sort_keys,
+            encoder.skipkeys,
+            encoder.allow_nan,
+        )
+    except TypeError:
+        return encoder.encode
 
     def encode(value: Any) -> str:
         if isinstance(value, str):  # as `encode`: the C encoder wants a container or number

@@ -39,7 +39,9 @@ def test_tidy_collapses_spaces_as_the_pattern_did(text: str) -> None:
 
 @given(
     st.lists(
-        st.one_of(st.text(), st.integers(), st.none(), st.booleans(), st.lists(st.text())),
+        st.one_of(
+            st.text(), st.integers(), st.floats(), st.none(), st.booleans(), st.lists(st.text())
+        ),
         max_size=8,
     )
 )
