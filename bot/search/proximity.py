@@ -10,8 +10,10 @@ saturated count (c (k1 + 1) / (c + k1), like BM25's term frequency).
 
 Only the best `RESCORE_DEPTH` matches are rescored (as Elasticsearch's rescore window): the
 pairs are found from the index's term positions (`bot.search.phrases`), only the occurrences
-of the query's own terms in those papers, never by reading text. The set of matches does not change
-(daily topic pools, totals and the weak-match cut stay those of BM25), only their order.
+of the query's own terms in those papers, never by reading text; counted by the compiled
+kernel (`bot.search.kernel`) where the install built it, else by numpy (`occurrences`). The
+set of matches does not change (daily topic pools, totals and the weak-match cut stay those
+of BM25), only their order.
 Measured on SciFact train and the known-item training sets (docs/search-quality.md).
 """
 
