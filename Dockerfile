@@ -23,8 +23,8 @@ COPY pyproject.toml setup.py README.md ./
 COPY bot ./bot
 COPY config ./config
 COPY data ./data
-# A C compiler only for this layer: the install builds the top-k kernel (bot/search/
-# blockmax_kernel.c; without it queries take the slower numpy traversal), then it goes.
+# A C compiler only for this layer: the install builds the search kernels (bot/search/csrc/;
+# without them queries take the slower numpy paths), then it goes.
 RUN apt-get update \
     && apt-get install --yes --no-install-recommends gcc libc6-dev \
     && pip install --no-deps . \

@@ -1,5 +1,5 @@
 """Per-term and per-block upper bounds of BM25 scores, computed once at build time and saved
-with the index: what lets a top-k traversal (`bot.search.pruning`, `bot.search.blockmax_kernel`)
+with the index: what lets a top-k traversal (`bot.search.pruning`, `bot/search/csrc/topk.c`)
 skip the blocks of documents that cannot reach the k-th best score.
 """
 

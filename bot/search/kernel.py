@@ -1,8 +1,8 @@
-"""The compiled search kernels (`bot/search/blockmax_kernel.c`, a C extension the project's
-own install builds): the pruned top-k traversal, and the word-order bonus's pair counts. Used
-wherever the extension was built, with numpy's versions (`bot.search.pruning.prune`,
-`bot.search.proximity.occurrences`) where it was not: the same answers, bit for bit
-(tests/search/test_pruning.py, tests/search/test_proximity.py).
+"""The compiled search kernels (`bot/search/csrc/`, the C extension `bot.search._kernel` that
+the project's own install builds): the pruned top-k traversal, and the word-order bonus's
+pair counts. Used wherever the extension was built, with numpy's versions
+(`bot.search.pruning.prune`, `bot.search.proximity.occurrences`) where it was not: the same
+answers, bit for bit (tests/search/test_pruning.py, tests/search/test_proximity.py).
 
 The extension is optional on purpose: `pip install` compiles it when a C compiler and Python's
 headers are there (setup.py) and still succeeds without them. It costs a process a few
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 # "numpy" keeps queries on the numpy traversal even where the extension was built.
 ENV = "PAPERBOT_TOPK_KERNEL"
-MODULE = "bot.search.blockmax_kernel"
+MODULE = "bot.search._kernel"
 
 # (index, term ids, weights, k, seed blocks, allowed) -> (ids, scores), or None for an index
 # whose arrays are not of the kernel's types.

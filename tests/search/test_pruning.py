@@ -1,6 +1,6 @@
 """Pruned top-k against the exhaustive reference: the same ids, the same scores to the bit,
 the same order, on many random queries; and it really skips work. Both traversals are checked:
-the compiled kernel (`bot/search/blockmax_kernel.c`, a C extension) and the numpy one
+the compiled kernel (`bot/search/csrc/topk.c`, a C extension) and the numpy one
 (`bot.search.pruning.prune`), each called directly so a fallback cannot hide a wrong answer.
 
 The numpy traversal is forced (`min_postings=0, max_share=1.0`) and must not fall back: on
