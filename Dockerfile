@@ -23,7 +23,7 @@ COPY pyproject.toml setup.py README.md ./
 COPY bot ./bot
 COPY config ./config
 COPY data ./data
-# A C compiler only for this layer: the install builds the search kernels (bot/search/csrc/;
+# A C compiler only for this layer: the install builds the search kernels (bot/search/ranking/csrc/;
 # without them queries take the slower numpy paths), then it goes.
 RUN apt-get update \
     && apt-get install --yes --no-install-recommends gcc libc6-dev \

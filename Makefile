@@ -12,11 +12,11 @@ $(BIN)/python:
 
 # setup.py and the C source: the install compiles the top-k kernel (optional: skipped without
 # a C compiler), so an edit to either rebuilds it.
-$(VENV)/.runtime: pyproject.toml setup.py $(wildcard bot/search/csrc/*) | $(BIN)/python
+$(VENV)/.runtime: pyproject.toml setup.py $(wildcard bot/search/ranking/csrc/*) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-$(VENV)/.dev: pyproject.toml setup.py $(wildcard bot/search/csrc/*) | $(BIN)/python
+$(VENV)/.dev: pyproject.toml setup.py $(wildcard bot/search/ranking/csrc/*) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[test,bench]"
 	touch $@ $(VENV)/.runtime
 

@@ -1,8 +1,8 @@
 """The one thing pyproject.toml cannot declare: the optional C extension of the search kernels,
-the pruned top-k traversal and the word-order bonus's pair counts (bot/search/csrc/).
+the pruned top-k traversal and the word-order bonus's pair counts (bot/search/ranking/csrc/).
 `pip install .` compiles it where a C compiler and Python's headers are present; where not,
 the install still succeeds (`optional=True`) and queries take numpy's versions, with the same
-answers (bot/search/kernel.py says which)."""
+answers (bot/search/ranking/kernel.py says which)."""
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -27,9 +27,13 @@ class BuildExt(build_ext):
 setup(
     ext_modules=[
         Extension(
-            "bot.search._kernel",
-            ["bot/search/csrc/module.c", "bot/search/csrc/topk.c", "bot/search/csrc/pairs.c"],
-            depends=["bot/search/csrc/common.h"],
+            "bot.search.ranking._kernel",
+            [
+                "bot/search/ranking/csrc/module.c",
+                "bot/search/ranking/csrc/topk.c",
+                "bot/search/ranking/csrc/pairs.c",
+            ],
+            depends=["bot/search/ranking/csrc/common.h"],
             optional=True,
         )
     ],

@@ -103,10 +103,10 @@ def _timed(fn: Any, *args: Any, **kwargs: Any) -> tuple[float, Any]:
 def main() -> int:
     from bot.app import render
     from bot.app.cogs.daily.embeds import daily_embed
-    from bot.search.corpus import load_corpus
+    from bot.papers.corpus import load_corpus
+    from bot.papers.latex import latex_to_unicode
+    from bot.papers.records import Paper
     from bot.search.engine import SearchEngine
-    from bot.search.latex import latex_to_unicode
-    from bot.search.models import Paper
 
     def uncapped(seed: int) -> Paper:
         """A record as written (no loader cap), its spans new to the converter's cache."""

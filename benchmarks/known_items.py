@@ -19,12 +19,12 @@ from pathlib import Path
 import numpy as np
 
 from bot.config import PROJECT_ROOT, SearchSettings
-from bot.search.analyzer import Analyzer
-from bot.search.corpus import load_file
+from bot.evaluation.harness import apply_overrides, run_queries
+from bot.evaluation.knownitem import KINDS, known_item_set
+from bot.evaluation.metrics import mean_scores
+from bot.papers.corpus import load_file
+from bot.search.analysis.analyzer import Analyzer
 from bot.search.engine import SearchEngine, doc_text
-from bot.search.evaluate import apply_overrides, run_queries
-from bot.search.knownitem import KINDS, known_item_set
-from bot.search.metrics import mean_scores
 
 EXCLUDE = ("Reject", "Withdraw", "Desk Reject")
 DEPTH = 100

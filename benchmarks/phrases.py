@@ -9,7 +9,7 @@ Phrases are quoted runs of 2-3 non-stopword words from the corpus's abstracts (a
 `benchmarks.stress`). Printed, each as p50/p99/max over the phrases:
 - `search`: `SearchEngine.search('"..."', limit=5)`, everything a user waits for (scoring, the
   phrase check, top-k, snippets), with the check through pairs of frequent terms
-  (`bot.search.pairs`, now), with term positions alone (before) and with format 3's check
+  (`bot.search.index.pairs`, now), with term positions alone (before) and with format 3's check
   (every candidate's term ids gathered, or one pass over all 4 bytes per token), each phrase
   every way in turn after an untimed pass (no order or warm cache favours one);
 - `check`: the phrase check alone, each way;
@@ -32,8 +32,8 @@ import numpy as np
 
 from benchmarks.stress import SHARED, WORK, abstract_runs, ms, settings_for
 from benchmarks.synth import paperlists_corpus
-from bot.search.pairs import MIN_SHARE, PairIndex
-from bot.search.phrasematch import PositionIndex
+from bot.search.index.pairs import MIN_SHARE, PairIndex
+from bot.search.query.phrases import PositionIndex
 
 GATHER = 16  # format 3: gather candidates' sequences below 1/16 of all tokens, else scan
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from bot.search.engine import SearchEngine
-from bot.search.index import BM25Index
+from bot.search.index.postings import BM25Index
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -32,12 +32,13 @@ from benchmarks.probes import bot_startup, run_child
 from benchmarks.report import K, machine, table, targets
 from benchmarks.synth import Source, cached_corpus
 from bot.config import EXCLUDED_STATUSES, Settings
-from bot.search import kernel
-from bot.search.analyzer import Analyzer
-from bot.search.corpus import load_corpus
+from bot.papers.corpus import load_corpus
+from bot.search.analysis.analyzer import Analyzer
 from bot.search.engine import SearchEngine, doc_text
-from bot.search.index import BM25Index, top_k
-from bot.search.pruning import search_top_k
+from bot.search.index.postings import BM25Index
+from bot.search.ranking import kernel
+from bot.search.ranking.pruning import search_top_k
+from bot.search.ranking.topk import top_k
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "data"

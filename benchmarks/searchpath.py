@@ -26,12 +26,12 @@ import numpy as np
 
 from benchmarks.run import EXCLUDE, SHARED, make_queries, percentile_ms
 from bot.config import SearchSettings
-from bot.search import kernel
-from bot.search.analyzer import Analyzer
-from bot.search.corpus import load_corpus
+from bot.papers.corpus import load_corpus
+from bot.search.analysis.analyzer import Analyzer
 from bot.search.engine import SearchEngine
-from bot.search.index import BM25Index
-from bot.search.paperstore import PaperStore
+from bot.search.files.paperstore import PaperStore
+from bot.search.index.postings import BM25Index
+from bot.search.ranking import kernel
 
 
 def load_saved(folder: Path, settings: SearchSettings) -> SearchEngine:

@@ -25,9 +25,9 @@ from pathlib import Path
 import numpy as np
 
 from bot.config import PROJECT_ROOT
-from bot.search.corpus import load_file
+from bot.papers.corpus import load_file
 from bot.search.engine import SearchEngine
-from bot.search.spelling import MAX_EDITS, Lexicon, Speller, edit_distance
+from bot.search.suggest.spelling import MAX_EDITS, Lexicon, Speller, edit_distance
 
 LETTERS = "etaoinshrdlcumwfgypbvkjxqz"
 

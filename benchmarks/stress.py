@@ -79,7 +79,7 @@ def novel_word(i: int) -> str:
 
 def child_memory(corpus: Path, index_dir: Path, warmup: int, queries: int, unbounded: bool) -> dict:
     from bot.search.engine import SearchEngine
-    from bot.search.models import SearchError
+    from bot.search.results import SearchError
 
     engine = SearchEngine.load(settings_for(corpus, index_dir))
     if unbounded:

@@ -7,7 +7,7 @@ Each synthetic paper is recombined from the real papers (`Source`):
   and year a real venue's.
 
 Everything is drawn from one `random.Random(seed)`: the same seed and sources give the same
-file, byte for byte. Written as the project's JSON Lines (`bot.search.corpus` reads it as is).
+file, byte for byte. Written as the project's JSON Lines (`bot.papers.corpus` reads it as is).
 
     python -m benchmarks.synth --papers 100000 --out benchmarks/.work/synth-100000.jsonl
 """
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.search.models import Paper
+from bot.papers.records import Paper
 
 SYNTH_VERSION = "1"
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'$\\])")
@@ -113,7 +113,7 @@ def paperlists_corpus(n: int, folder: Path, paperlists: Path, seed: int = 0) -> 
     """The synthetic corpus of `n` papers recombined from the real paper lists in `paperlists`
     (written once into `folder`); None, with the reason printed, when the lists are absent."""
     from bot.config import EXCLUDED_STATUSES
-    from bot.search.corpus import load_corpus
+    from bot.papers.corpus import load_corpus
 
     lists = sorted(paperlists.glob("*.json"))
     if not lists:
@@ -124,7 +124,7 @@ def paperlists_corpus(n: int, folder: Path, paperlists: Path, seed: int = 0) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    from bot.search.corpus import load_corpus
+    from bot.papers.corpus import load_corpus
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--papers", type=int, required=True)

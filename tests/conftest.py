@@ -9,7 +9,7 @@ import pytest
 from hypothesis import settings
 
 from bot.config import PROJECT_ROOT, SearchSettings
-from bot.search.corpus import load_corpus
+from bot.papers.corpus import load_corpus
 from bot.search.engine import SearchEngine
 from tests.pg import PgServer
 

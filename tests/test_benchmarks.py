@@ -10,8 +10,8 @@ pytest.importorskip("bm25s", reason="the `bench` extra (bm25s) is not installed"
 pytest.importorskip("psutil", reason="the `bench` extra (psutil) is not installed")
 
 from benchmarks.run import main
-from bot.search import kernel
-from bot.search.index import BM25Index
+from bot.search.index.postings import BM25Index
+from bot.search.ranking import kernel
 
 
 def test_benchmark_runs_end_to_end_on_a_tiny_corpus(tmp_path):
@@ -56,11 +56,11 @@ def test_query_only_benchmark_reports_latency_and_pruning(tmp_path):
 
 
 def test_parallel_build_is_identical_to_the_serial_build(monkeypatch):
-    import bot.search.indexbuild
+    import bot.search.index.build
 
     docs = [[f"t{(i * 7 + j) % 50}" for j in range(i % 13)] for i in range(3000)]
-    monkeypatch.setattr(bot.search.indexbuild, "PARALLEL_MIN_DOCS", 100)
-    monkeypatch.setattr(bot.search.indexbuild, "PARALLEL_CHUNK", 500)
+    monkeypatch.setattr(bot.search.index.build, "PARALLEL_MIN_DOCS", 100)
+    monkeypatch.setattr(bot.search.index.build, "PARALLEL_CHUNK", 500)
     serial = BM25Index.build(docs)
     parallel = BM25Index.build_parallel(docs, list, workers=2)
     assert serial.vocab == parallel.vocab

@@ -19,15 +19,29 @@ LAYERS = {
     "bot.shards": -1,  # the shard formula and shard settings, which bot.config reads
     "bot.background": 0,
     "bot.timing": 0,
-    "bot.search": 1,
+    "bot.papers": 1,
+    "bot.search": 2,
     "bot.storage": 2,
-    "bot.sources": 2,
-    "bot.daily": 3,
-    "bot.app": 4,
-    "bot.console": 5,
-    "bot.__main__": 6,
+    "bot.sources": 3,
+    "bot.library": 4,
+    "bot.follows": 4,
+    "bot.daily": 4,
+    "bot.evaluation": 5,
+    "bot.app": 6,
+    "bot.console": 7,
+    "bot.__main__": 8,
 }
-NO_DISCORD = ("bot.search", "bot.daily", "bot.storage", "bot.sources", "bot.config")
+NO_DISCORD = (
+    "bot.papers",
+    "bot.search",
+    "bot.daily",
+    "bot.library",
+    "bot.follows",
+    "bot.storage",
+    "bot.sources",
+    "bot.config",
+    "bot.evaluation",
+)
 
 
 def module_name(path: Path) -> str:

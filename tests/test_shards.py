@@ -98,7 +98,7 @@ def test_check_names_the_shard_range(tmp_path: Path, monkeypatch: pytest.MonkeyP
     import io
 
     from bot.app import check
-    from bot.search.corpus import CorpusError
+    from bot.papers.corpus import CorpusError
     from bot.search.engine import SearchEngine
 
     settings = settings_with(

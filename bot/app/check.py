@@ -22,8 +22,8 @@ from discord.ext import commands
 from bot.app.commandcheck import check_commands
 from bot.config import ConfigError, Settings, settings_for
 from bot.logs import redact, setup_logging
-from bot.search import kernel
-from bot.search.corpus import CorpusError
+from bot.papers.corpus import CorpusError
+from bot.search.ranking import kernel
 from bot.shards import describe as describe_shards
 
 if TYPE_CHECKING:

@@ -8,11 +8,10 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from bot.app import limits
+from bot.app import limits, refs
 from bot.app.pages import VENUE_MAX
 from bot.app.respond import NotOwner
-from bot.search import refs
-from bot.search.models import SearchError
+from bot.search.results import SearchError
 from bot.storage.library import Library
 
 Choice = app_commands.Choice[str]
@@ -63,7 +62,7 @@ async def venue_autocomplete(
     with a `venue` option registers it (`@app_commands.autocomplete(venue=...)`).
 
     Each value is one `/search` and `/random` accept and that names that venue alone: the
-    name itself, or its key (`bot.search.refs`) when the name is longer than a value may be.
+    name itself, or its key (`bot.app.refs`) when the name is longer than a value may be.
     """
     want = current.casefold().replace(" ", "")
     venues = interaction.client.engine.venues()

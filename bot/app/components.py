@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.app import limits, render, respond, saving
+from bot.app import limits, refs, render, respond, saving
 from bot.app.items import BotButton, BotItem, Match, PaperButton
 from bot.app.pages import (
     LIMIT_MAX,
@@ -32,8 +32,8 @@ from bot.app.pages import (
     page_limit,
     query_from_message,
 )
-from bot.search import refs
-from bot.search.models import Paper, SearchResult
+from bot.papers.records import Paper
+from bot.search.results import SearchResult
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot

@@ -12,8 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
 import discord
 
-from bot.app import limits, respond
-from bot.search import refs
+from bot.app import limits, refs, respond
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
@@ -94,7 +93,7 @@ class BotButton(BotItem[Button], template=r"(?!)"):
 
 class PaperButton(BotButton, template=r"(?!)"):
     """A button about one paper, custom_id `pb:{HEAD}:{paper}`: the paper's id, or its key when
-    the id is too long (`bot.search.refs`). Subclasses set HEAD and a template reading `ref`."""
+    the id is too long (`bot.app.refs`). Subclasses set HEAD and a template reading `ref`."""
 
     HEAD: ClassVar[str]
 

@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bot.app import limits, markdown, render
+from bot.app import limits, markdown, refs, render
 from bot.config import LibrarySettings
-from bot.search import export, refs
-from bot.search.models import Paper, SearchError, UnknownPaper
+from bot.library import export
+from bot.papers.records import Paper
+from bot.search.results import SearchError, UnknownPaper
 from bot.storage.follows import Follow
 from bot.storage.library import Library, SavedPaper, TopEntry
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from bot.search.links import clean_url
+from bot.papers.links import clean_url
 
 _MARKDOWN = re.compile(
     r"(?P<url>https?://[^\s<>]+)(?P<after><)?"  # an autolink: left as written

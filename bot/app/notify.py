@@ -25,7 +25,8 @@ import discord
 
 from bot.app import library
 from bot.app.saving import NOTICE_PAGE, notice_view
-from bot.search.models import Paper, SearchError
+from bot.papers.records import Paper
+from bot.search.results import SearchError
 from bot.storage.follows import Follow, Follows
 
 if TYPE_CHECKING:

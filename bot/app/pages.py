@@ -7,7 +7,7 @@ pages from it. Custom_ids (all built by `limits.custom_id`):
     pb:l:{page}:{limit}:{paper}           a page of "more like" results (◀ ▶)
     pb:n:{page}:{limit}:{venue}:{days}    a page of /new (◀ ▶)
 
-`{paper}` is the paper id, or its key (`bot.search.refs`: `~` and 12 hex digits) when the id
+`{paper}` is the paper id, or its key (`bot.app.refs`: `~` and 12 hex digits) when the id
 is too long to fit; `{venue}` is the venue filter, or the key of a venue name longer than
 `VENUE_INLINE` or holding ":". Keys depend on the id or name only, so a button keeps working
 after a restart and after a corpus reload that keeps its paper; when the paper or venue is
@@ -23,11 +23,10 @@ from typing import TYPE_CHECKING, Literal
 
 import discord
 
-from bot.app import limits, render
+from bot.app import limits, refs, render
 from bot.app.markdown import escape
-from bot.search import refs
-from bot.search.models import Filters, SearchResult
 from bot.search.recent import newest
+from bot.search.results import Filters, SearchResult
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchEngine

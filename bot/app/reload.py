@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from bot.app.workers import off_loop
 from bot.config import ConfigError, Settings, load_settings
-from bot.search.corpus import FILE_LEVEL, CorpusError, LoadReport
-from bot.search.forkworkers import WorkersStopped
+from bot.papers.corpus import FILE_LEVEL, CorpusError, LoadReport
+from bot.search.index.workers import WorkersStopped
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchEngine

@@ -13,9 +13,10 @@ import discord
 
 from bot.app import limits
 from bot.app.markdown import escape, escape_snippet, masked_link
-from bot.search.latex import display_title, latex_to_unicode
-from bot.search.links import clean_url, paper_links
-from bot.search.models import Hit, Paper, SearchResult
+from bot.papers.latex import display_title, latex_to_unicode
+from bot.papers.links import clean_url, paper_links
+from bot.papers.records import Paper
+from bot.search.results import Hit, SearchResult
 
 COLOR = discord.Colour(0x3B82F6)
 ERROR_COLOR = discord.Colour(0xEF4444)
@@ -141,7 +142,7 @@ def results_embed(
 
 def found_links(paper: Paper) -> list[tuple[str, str]]:
     """(label, url): the paper's own links, then code and project URLs found in the abstract,
-    every one well formed (`bot.search.links`)."""
+    every one well formed (`bot.papers.links`)."""
     return [
         (LINK_LABELS.get(link.kind, link.kind.capitalize()), link.url)
         for link in paper_links(paper)

@@ -20,7 +20,7 @@ from discord import app_commands
 
 from bot.app import render
 from bot.app.workers import off_loop
-from bot.search.models import SearchError
+from bot.search.results import SearchError
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot

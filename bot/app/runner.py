@@ -23,8 +23,8 @@ import discord
 import yarl
 
 from bot.config import ConfigError, Settings
-from bot.search.corpus import CorpusError
-from bot.search.forkworkers import stop_workers
+from bot.papers.corpus import CorpusError
+from bot.search.index.workers import stop_workers
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
@@ -119,7 +119,7 @@ def install_signal_handlers(bot: PaperBot) -> list[signal.Signals]:
             return
         log.info("%s received: closing the gateway, finishing replies, closing storage", sig.name)
         # An index build (start, reload) is dropped at once: its forked workers are killed,
-        # which frees the cores for the replies still in flight (bot.search.forkworkers).
+        # which frees the cores for the replies still in flight (bot.search.index.workers).
         if stop_workers():
             log.info("index build stopped")
         stopping.append(asyncio.ensure_future(bot.close()))

@@ -4,7 +4,7 @@ Like `bot.app.components`, each is a `DynamicItem` whose custom_id holds all it 
 button under a week-old daily post still works after any number of restarts:
 
     pb:save:{paper}           save this paper to the clicker's library (ephemeral answer); the
-                              id, or its key when too long (`bot.search.refs`)
+                              id, or its key when too long (`bot.app.refs`)
     pb:lib:{page}             a page of the clicker's own library (◀ ▶)
     pb:fb:{batch}:{page}      a page of a follow notification (◀ ▶): the batch's papers are in
                               storage (`deliveries`), in the order the notice listed them

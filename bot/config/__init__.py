@@ -1,16 +1,17 @@
 """Typed settings: config/settings.toml for behaviour, the environment (or .env) for secrets.
 
-One module per job: `sections` (what can be set, defaults and ranges), `tables` (a TOML table
-checked into its section), `environment` (secrets, .env and overrides), `loading`
+One module per job: `sections` (what can be set: each key's type, range and default, declared
+once), `checking` (msgspec checks a table against them; its refusal as one line), `tables` (what
+no single key can say), `environment` (secrets, .env and overrides), `loading`
 (`load_settings`), `paths` (the project folder). Every name is importable from `bot.config`.
 """
 
+from bot.config.checking import check_range
 from bot.config.environment import DATABASE_URL_ENV, read_dotenv, read_secrets
 from bot.config.loading import load_settings, settings_for
 from bot.config.paths import DEFAULT_CONFIG, PROJECT_ROOT
 from bot.config.sections import (
     EXCLUDED_STATUSES,
-    RANGES,
     SOURCE_KINDS,
     ConfigError,
     CorpusSettings,
@@ -23,7 +24,6 @@ from bot.config.sections import (
     Settings,
     SourcesSettings,
     StorageSettings,
-    check_range,
 )
 
 __all__ = [
@@ -31,7 +31,6 @@ __all__ = [
     "DEFAULT_CONFIG",
     "EXCLUDED_STATUSES",
     "PROJECT_ROOT",
-    "RANGES",
     "SOURCE_KINDS",
     "ConfigError",
     "CorpusSettings",

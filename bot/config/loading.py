@@ -52,10 +52,14 @@ def load_settings(
         if path.resolve().parent.name == "config"
         else path.resolve().parent
     )
-    unknown = sorted(set(raw) - set(SECTIONS) - {"sources"})
+    known = [*SECTIONS, "sources"]
+    unknown = sorted(set(raw) - set(known))
     if unknown:
-        raise ConfigError(f"{path}: unknown section(s): {', '.join(unknown)}")
-    parts = {
+        raise ConfigError(
+            f"{path}: unknown section(s): {', '.join(unknown)}; the sections are "
+            + ", ".join(known)
+        )
+    parts: dict[str, Any] = {
         name: read_section(cls, name, raw.get(name, {}), base) for name, cls in SECTIONS.items()
     }
     sources = read_sources(raw.get("sources", {}), base, environ)

@@ -1,49 +1,48 @@
 """What can be set: one frozen dataclass per settings section, each key with its default.
 
-A numeric key declares its allowed range next to its default (`within`), so a new setting is
-written in one place and `check_range` cannot miss it.
+Each key is declared once: its type, its allowed values (msgspec `Meta` in `Annotated`: a
+numeric key's range through `within`, a pattern, a description) and its default. msgspec
+checks a settings table against exactly these declarations (bot/config/checking.py); there is
+no second list of keys or ranges to keep in step. The sections stay plain dataclasses, so
+callers copy them with `dataclasses.replace` as before.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TypeVar
+from typing import Annotated, Literal, get_args
+
+from msgspec import Meta
 
 from bot.config.paths import PROJECT_ROOT
-
-N = TypeVar("N", int, float)
 
 
 class ConfigError(ValueError):
     """The configuration cannot be used; the message says which key and why."""
 
 
-def within(default: N, low: N, high: N) -> N:
-    """A numeric setting's default and its allowed (lowest, highest), both inclusive.
+def within(low: float, high: float) -> Meta:
+    """A numeric setting's allowed (lowest, highest), both inclusive, in its `Annotated` type.
 
     Why every number has one: an out-of-range number does not fail loudly where it is used;
     `shard_count = -1` hangs at connect, `retry_base_seconds = 0` retries a failed post in a
-    tight loop, `k1 = -1` or `nan` scores every paper 0 ("No paper matches"). NaN and infinity
-    are refused everywhere.
+    tight loop, `k1 = -1` or `nan` scores every paper 0 ("No paper matches"). A bounded float
+    refuses NaN and infinity too (msgspec: NaN compares false with both bounds).
     """
-    return field(default=default, metadata={"range": (low, high)})
-
-
-def share(default: float) -> float:
-    """A setting that is a fraction of something (of a score, of the papers): 0 to 1."""
-    return within(default, 0.0, 1.0)
-
-
-def weight(default: float) -> float:
-    """A setting that weighs one signal against a typed query word's 1: 0 (off) to 10."""
-    return within(default, 0.0, 10.0)
+    return Meta(ge=low, le=high)
 
 
 # Bounds of durations given in seconds.
 HOUR = 3600.0
 DAY = 24 * HOUR
+
+# A fraction of something (of a score, of the papers): 0 to 1.
+Share = Annotated[float, within(0.0, 1.0)]
+# The weight of one signal against a typed query word's 1: 0 (off) to 10.
+Weight = Annotated[float, within(0.0, 10.0)]
+# A UTC time of day, "HH:MM".
+HourMinute = Annotated[str, Meta(pattern=r"^([01]\d|2[0-3]):[0-5]\d$")]
 
 # Decisions that mean "not accepted": such papers are left out of every corpus by default
 # (settings, the loader, `ingest` and the benchmarks all read this one list; case is ignored).
@@ -56,35 +55,35 @@ class CorpusSettings:
     exclude_status: tuple[str, ...] = EXCLUDED_STATUSES
     index_dir: Path = PROJECT_ROOT / "data" / ".index"
     # A reload losing more than this share of the papers served is refused unless forced.
-    reload_max_loss: float = share(0.10)
+    reload_max_loss: Share = 0.10
     # Accept a damaged or shrunken corpus on SIGHUP (what force:True does for /admin reload).
     reload_force: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class SearchSettings:
-    k1: float = within(1.5, 0.0, 100.0)
-    b: float = share(0.75)
-    epsilon: float = within(0.0, 0.0, 10.0)
-    title_weight: int = within(2, 1, 10)
-    compound_weight: float = weight(0.25)
-    prf_docs: int = within(0, 0, 100)
-    prf_terms: int = within(0, 0, 100)
-    prf_weight: float = weight(0.0)
-    min_score_ratio: float = share(0.2)
-    proximity_weight: float = weight(0.15)
-    similar_terms: int = within(25, 1, 100)
-    page_size: int = within(5, 1, 10)
+    k1: Annotated[float, within(0.0, 100.0)] = 1.5
+    b: Share = 0.75
+    epsilon: Annotated[float, within(0.0, 10.0)] = 0.0
+    title_weight: Annotated[int, within(1, 10)] = 2
+    compound_weight: Weight = 0.25
+    prf_docs: Annotated[int, within(0, 100)] = 0
+    prf_terms: Annotated[int, within(0, 100)] = 0
+    prf_weight: Weight = 0.0
+    min_score_ratio: Share = 0.2
+    proximity_weight: Weight = 0.15
+    similar_terms: Annotated[int, within(1, 100)] = 25
+    page_size: Annotated[int, within(1, 10)] = 5
 
 
 @dataclass(frozen=True, slots=True)
 class DiscordSettings:
     ephemeral: bool = True
-    search_cooldown_uses: int = within(5, 1, 1000)
-    search_cooldown_seconds: float = within(30.0, 0.0, DAY)
+    search_cooldown_uses: Annotated[int, within(1, 1000)] = 5
+    search_cooldown_seconds: Annotated[float, within(0.0, DAY)] = 30.0
     # Shards of the whole bot (0: Discord chooses) and the ones this process runs (empty: all);
     # SHARD_COUNT / SHARD_IDS in the environment win (bot/shards.py).
-    shard_count: int = within(0, 0, 100_000)
+    shard_count: Annotated[int, within(0, 100_000)] = 0
     shard_ids: tuple[int, ...] = ()
 
 
@@ -94,34 +93,35 @@ class StorageSettings:
 
     database: str = str(PROJECT_ROOT / "state" / "paperbot.sqlite3")
     backup_dir: Path = PROJECT_ROOT / "state" / "backups"
-    backup_hours: float = within(24.0, 0.1, 30 * 24.0)
-    backup_keep: int = within(7, 1, 1000)
+    backup_hours: Annotated[float, within(0.1, 30 * 24.0)] = 24.0
+    backup_keep: Annotated[int, within(1, 1000)] = 7
 
 
 @dataclass(frozen=True, slots=True)
 class DailySettings:
     """How the paper of the day retries a failed post ([daily]; bot/daily/delivery.py)."""
 
-    retry_window_hours: float = within(12.0, 0.0, 24.0)
-    retry_base_seconds: float = within(30.0, 1.0, DAY)
-    retry_max_seconds: float = within(1800.0, 1.0, DAY)
+    retry_window_hours: Annotated[float, within(0.0, 24.0)] = 12.0
+    retry_base_seconds: Annotated[float, within(1.0, DAY)] = 30.0
+    retry_max_seconds: Annotated[float, within(1.0, DAY)] = 1800.0
     open_thread: bool = True
     # How long a process's claim on a post holds: longer than one send can take (60 s plus
     # the thread), short enough that a crashed process's post is retried within minutes;
     # below a day.
-    claim_seconds: float = within(300.0, 1.0, DAY)
+    claim_seconds: Annotated[float, within(1.0, DAY)] = 300.0
 
 
 @dataclass(frozen=True, slots=True)
 class LibrarySettings:
     """Limits of readers' libraries and follows (issue 16), against abuse of one bot by a few."""
 
-    max_saved: int = within(1000, 1, 100_000)
-    follows_per_user: int = within(10, 0, 1000)
-    follows_per_server: int = within(25, 0, 10_000)
+    max_saved: Annotated[int, within(1, 100_000)] = 1000
+    follows_per_user: Annotated[int, within(0, 1000)] = 10
+    follows_per_server: Annotated[int, within(0, 10_000)] = 25
 
 
-SOURCE_KINDS = ("openreview", "arxiv", "paperlist")
+SourceKind = Literal["openreview", "arxiv", "paperlist"]
+SOURCE_KINDS: tuple[str, ...] = get_args(SourceKind)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,11 +132,12 @@ class FetchJob:
     `categories` and asks for the last `days` days on every refresh; paperlist reads `url`.
     """
 
-    kind: str
+    kind: SourceKind
+    # The corpus file to write.
     out: Path
     venue: str = ""
     categories: tuple[str, ...] = ()
-    days: int = 7
+    days: Annotated[int, Meta(ge=1)] = 7
     url: str = ""
 
     @property
@@ -154,13 +155,15 @@ class SourcesSettings:
     user_agent: str = "paperbot/0.1 (Discord paper-discovery bot; python -m bot fetch)"
     # arXiv asks for one connection and at least 3 s between calls.
     # (Lower only for a mirror or a stand-in that allows it.)
-    arxiv_interval_seconds: float = within(3.0, 0.0, HOUR)
-    max_retries: int = within(5, 0, 100)
-    retry_base_seconds: float = within(2.0, 0.01, HOUR)
-    retry_max_seconds: float = within(120.0, 0.01, DAY)
-    timeout_seconds: float = within(60.0, 0.1, HOUR)
-    # UTC times of day ("HH:MM") at which the running bot refreshes every [[sources.fetch]].
-    refresh_at: tuple[str, ...] = ()
+    arxiv_interval_seconds: Annotated[float, within(0.0, HOUR)] = 3.0
+    max_retries: Annotated[int, within(0, 100)] = 5
+    retry_base_seconds: Annotated[float, within(0.01, HOUR)] = 2.0
+    retry_max_seconds: Annotated[float, within(0.01, DAY)] = 120.0
+    timeout_seconds: Annotated[float, within(0.1, HOUR)] = 60.0
+    # UTC times of day at which the running bot refreshes every [[sources.fetch]].
+    refresh_at: Annotated[
+        tuple[HourMinute, ...], Meta(description="UTC times as HH:MM, e.g. 06:30")
+    ] = ()
     fetch: tuple[FetchJob, ...] = ()
 
 
@@ -200,17 +203,3 @@ SECTIONS: dict[str, type] = {
     "daily": DailySettings,
     "library": LibrarySettings,
 }
-
-# (section, key) -> (lowest, highest) of every numeric setting, from the `within` declarations.
-RANGES: dict[tuple[str, str], tuple[float, float]] = {
-    (name, f.name): f.metadata["range"]
-    for name, cls in {**SECTIONS, "sources": SourcesSettings}.items()
-    for f in fields(cls)
-    if "range" in f.metadata
-}
-
-
-def check_range(name: str, key: str, value: float) -> None:
-    low, high = RANGES[(name, key)]
-    if not math.isfinite(value) or not low <= value <= high:
-        raise ConfigError(f"[{name}] {key} = {value} is out of range: use {low} to {high}")

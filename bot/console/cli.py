@@ -22,9 +22,10 @@ from bot.config import (
 )
 from bot.console import db
 from bot.logs import setup_logging
-from bot.search.corpus import CorpusError, LoadReport, load_file
-from bot.search.models import Filters, Paper, SearchError, SearchResult
-from bot.search.savedfiles import write_jsonl
+from bot.papers.corpus import CorpusError, LoadReport, load_file
+from bot.papers.files import write_jsonl
+from bot.papers.records import Paper
+from bot.search.results import Filters, SearchError, SearchResult
 
 log = logging.getLogger(__name__)
 
@@ -133,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run_eval(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
-    from bot.search.evaluate import apply_overrides, evaluate, evaluate_known_items
+    from bot.evaluation.harness import apply_overrides, evaluate, evaluate_known_items
 
     search = apply_overrides(settings.search, args.overrides)
     if args.paperlists:

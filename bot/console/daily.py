@@ -30,7 +30,7 @@ from bot.console.localdb import ConsoleContext
 from bot.daily.rules import TransientPostError
 from bot.daily.scheduler import DailyRequest, DailyScheduler
 from bot.daily.servers import CONSOLE_CHANNEL, CONSOLE_SERVER
-from bot.search.models import Paper
+from bot.papers.records import Paper
 from bot.search.recent import ids_added_after
 from bot.timing import Clock
 

@@ -21,7 +21,7 @@ from bot.storage.library import Library
 from bot.storage.store import Storage
 
 if TYPE_CHECKING:
-    from bot.search.models import Paper
+    from bot.papers.records import Paper
 
 T = TypeVar("T")
 LOCAL_USER = 0  # the console's one reader

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot.config import ConfigError
-from bot.search.models import SearchError
+from bot.search.results import SearchError
 from bot.storage.schema import StorageError
 from bot.storage.store import Storage
 from bot.storage.urls import parse_database_url

@@ -31,8 +31,9 @@ from bot.console.daily import DAILY_HELP, LocalDaily
 from bot.console.library import LIBRARY_HELP, LocalLibrary
 from bot.console.localdb import ConsoleContext, LocalDatabase
 from bot.console.text import embed_text
+from bot.papers.records import Paper
 from bot.search.engine import SearchEngine
-from bot.search.models import Paper, SearchError, SearchResult
+from bot.search.results import SearchError, SearchResult
 from bot.timing import Clock, SystemClock
 
 PROMPT = "paperbot> "

@@ -1,8 +1,8 @@
 """The one search API every surface uses: Discord cogs, the console, the CLI and evaluation.
 
 `SearchEngine.load(settings)` reads the corpus, then loads the saved index or builds and saves
-it. Queries are parsed (`bot.search.query`), analysed with the same analyzer as the documents,
-scored by the postings index and cut to the requested page by `top_k`.
+it. Queries are parsed (`bot.search.query.parser`), analysed with the same analyzer as the
+documents, scored by the postings index and cut to the requested page by `top_k`.
 """
 
 from __future__ import annotations
@@ -13,30 +13,24 @@ from collections.abc import Sequence
 import numpy as np
 
 from bot.config import SearchSettings, Settings
-from bot.search.analyzer import Analyzer, raw_words
-from bot.search.columns import IdLookup
-from bot.search.corpus import LoadReport
-from bot.search.feedback import distinctive_terms, expand
-from bot.search.filtering import PlanFilters
-from bot.search.index import BM25Index, BM25Params, top_k
-from bot.search.integrity import IntegrityCheck
-from bot.search.loading import load_engine
-from bot.search.models import (
-    BadFilter,
-    EmptyQuery,
-    Filters,
-    Hit,
-    Paper,
-    Plan,
-    SearchResult,
-)
-from bot.search.paperstore import PaperStore
-from bot.search.proximity import rescore
-from bot.search.query import merge_filters, parse_query
-from bot.search.ranking import pruned_page
-from bot.search.snippets import make_snippet
-from bot.search.spelling import Speller
-from bot.search.titleindex import TitleIndex
+from bot.papers.corpus import LoadReport
+from bot.papers.records import Paper
+from bot.search.analysis.analyzer import Analyzer, raw_words
+from bot.search.analysis.snippets import make_snippet
+from bot.search.files.columns import IdLookup
+from bot.search.files.integrity import IntegrityCheck
+from bot.search.files.opening import load_engine
+from bot.search.files.paperstore import PaperStore
+from bot.search.index.postings import BM25Index, BM25Params
+from bot.search.query.feedback import distinctive_terms, expand
+from bot.search.query.filters import PlanFilters
+from bot.search.query.parser import merge_filters, parse_query
+from bot.search.query.proximity import rescore
+from bot.search.ranking.pages import pruned_page
+from bot.search.ranking.topk import top_k
+from bot.search.results import BadFilter, EmptyQuery, Filters, Hit, Plan, SearchResult
+from bot.search.suggest.spelling import Speller
+from bot.search.suggest.titles import TitleIndex
 
 log = logging.getLogger(__name__)
 
@@ -114,8 +108,9 @@ class SearchEngine(PlanFilters):
         """Load the configured corpus; reuse the saved index when its key still matches.
 
         A reused index and store are checked by size here and by digest in the background
-        (`bot.search.integrity`); damage found there makes the engine refuse searches and
-        rebuild itself (`_rebuild`), and the next start rebuilds too (`bot.search.loading`)."""
+        (`bot.search.files.integrity`); damage found there makes the engine refuse searches and
+        rebuild itself (`_rebuild`), and the next start rebuilds too
+        (`bot.search.files.opening`)."""
         return load_engine(cls, settings)
 
     def _rebuild(self, settings: Settings, problem: str) -> None:
@@ -155,7 +150,7 @@ class SearchEngine(PlanFilters):
     def _phrase_docs(self, phrases: Sequence[tuple[str, ...]]) -> np.ndarray:
         """Ascending ids of the documents holding every phrase as a run of terms.
 
-        From the index's term positions (`bot.search.phrases`), from each phrase's own
+        From the index's term positions (`bot.search.index.positions`), from each phrase's own
         terms: re-analysing each candidate's text cost ~15 s of CPU for a common phrase on
         100k papers. Each phrase searches only among the documents holding the previous ones.
         """
@@ -266,7 +261,7 @@ class SearchEngine(PlanFilters):
         """The best k matches of a plan with words (ids, scores, best first), the word-order
         bonus added; and the number of matches, or a true lower bound of it (False).
 
-        Pruned (`bot.search.ranking`) unless the plan has phrases (their candidates are
+        Pruned (`bot.search.ranking.pages`) unless the plan has phrases (their candidates are
         few and scored alone already) or pruning cannot stay exact; then every match is
         scored (`_select`), the reference the pruned path equals hit for hit."""
         found = None
@@ -298,7 +293,7 @@ class SearchEngine(PlanFilters):
         neither a word to rank by nor a filter to list by.
 
         With `prf_docs`/`prf_terms`/`prf_weight` set, the query is widened with words of its
-        best first-pass hits (`bot.search.feedback`). `suggest` looks for corrections of words
+        best first-pass hits (`bot.search.query.feedback`). `suggest` looks for corrections of words
         the index does not know (people see them; evaluation and daily pools need none).
         """
         self._refuse_if_damaged()

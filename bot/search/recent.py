@@ -5,7 +5,7 @@
 list all at once months after submission, and arXiv's `published` is the submission time, a day
 or more before the paper is announced and fetched. "New" to a reader means "arrived here since I
 last looked", which is exactly first-seen. Papers of static files have no `added` and are never
-new. Stamps are `YYYY-MM-DDTHH:MM:SSZ` (bot/search/corpus.py normalises them), so string order
+new. Stamps are `YYYY-MM-DDTHH:MM:SSZ` (bot/papers/corpus.py normalises them), so string order
 is time order.
 """
 
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from bot.search.models import Hit, SearchResult
-from bot.search.snippets import sentences
+from bot.search.analysis.snippets import sentences
+from bot.search.results import Hit, SearchResult
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchEngine

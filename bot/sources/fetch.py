@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from bot.config import FetchJob, SourcesSettings
-from bot.search.corpus import LoadReport, load_file
+from bot.papers.corpus import LoadReport, load_file
 from bot.sources import arxiv, openreview
 from bot.sources.http import FetchError, PoliteClient
 from bot.sources.store import CorpusFile, MergeCounts, Resume

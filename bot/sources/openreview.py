@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.search.corpus import VENUE_NAMES
-from bot.search.shapes import tidy
+from bot.papers.corpus import VENUE_NAMES
+from bot.papers.formats import tidy
 
 WEB = "https://openreview.net"
 PAGE_LIMIT = 1000  # the most API v2 returns per call

@@ -14,10 +14,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from bot.search.analyzer import URL
-from bot.search.latex import latex_to_unicode
-from bot.search.links import abstract_links
-from bot.search.savedfiles import write_jsonl
+from bot.papers.files import write_jsonl
+from bot.papers.latex import latex_to_unicode
+from bot.papers.links import URL, abstract_links
 
 VENUE = "ICML 2026"
 YEAR = 2026
@@ -157,7 +156,7 @@ def _fit(name: str, topic: str, *, inside: bool = False) -> str:
 
 
 def links_in(abstract: str) -> list[dict[str, str]]:
-    """Code and project URLs written in the abstract, each once, cleaned by `bot.search.links`."""
+    """Code and project URLs written in the abstract, each once, cleaned by `bot.papers.links`."""
     return [{"kind": link.kind, "url": link.url} for link in abstract_links(abstract)]
 
 

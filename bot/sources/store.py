@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.search.savedfiles import atomic_file, write_jsonl
+from bot.papers.files import atomic_file, write_jsonl
 
 log = logging.getLogger(__name__)
 

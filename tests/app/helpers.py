@@ -14,8 +14,8 @@ from typing import Any
 from bot.app import limits
 from bot.app.client import PaperBot
 from bot.config import DiscordSettings, Secrets, Settings
+from bot.papers.links import clean_url
 from bot.search.engine import SearchEngine
-from bot.search.links import clean_url
 from bot.storage.store import Storage
 from tests.fakediscord import FakeDiscord, InteractionHandle, iter_components
 

@@ -21,11 +21,10 @@ import pytest
 import pytest_asyncio
 
 from benchmarks.extreme import LONG_VENUE, VENUES, extreme_records, write_jsonl
-from bot.app import render, respond
-from bot.search import refs
-from bot.search.corpus import load_corpus
+from bot.app import refs, render, respond
+from bot.papers.corpus import load_corpus
+from bot.papers.formats import MAX_ABSTRACT
 from bot.search.engine import SearchEngine
-from bot.search.shapes import MAX_ABSTRACT
 from tests.app.daily.support import DUE, START, DailyEnv, SteppedClock
 from tests.app.helpers import assert_urls_well_formed, assert_within_limits, markup_in
 from tests.fakediscord import FakeDiscord, InteractionHandle, Reply, iter_components

@@ -13,8 +13,8 @@ import pytest_asyncio
 
 from bot.app.client import PaperBot
 from bot.config import LibrarySettings, SearchSettings
+from bot.papers.records import Link, Paper
 from bot.search.engine import SearchEngine
-from bot.search.models import Link, Paper
 from bot.storage.follows import Follows
 from bot.storage.store import Storage
 from tests.app.daily.support import until

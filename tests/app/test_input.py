@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from bot.app.client import PaperBot
 from bot.app.pages import VENUE_MAX
 from bot.app.respond import GENERIC_ERROR
-from bot.search.corpus import MAX_LINE_BYTES, load_file
+from bot.papers.corpus import MAX_LINE_BYTES, load_file
 from bot.search.engine import SearchEngine
 from bot.storage.store import Storage
 from tests.app.helpers import TOKEN, answered, make_bot, make_settings

@@ -15,8 +15,8 @@ from pybtex.database import parse_string
 
 from bot.app.client import PaperBot
 from bot.config import LibrarySettings, SearchSettings
+from bot.papers.records import Link, Paper
 from bot.search.engine import SearchEngine
-from bot.search.models import Link, Paper
 from bot.storage.store import Storage
 from tests.app.daily.support import DUE, DailyEnv
 from tests.app.helpers import TOKEN, answered, make_bot, make_settings

@@ -17,8 +17,8 @@ import pytest
 import pytest_asyncio
 
 from bot.app.client import PaperBot
+from bot.papers.records import Paper
 from bot.search.engine import SearchEngine
-from bot.search.models import Paper
 from bot.storage.store import Storage
 from tests.app.helpers import TOKEN, answered, assert_within_limits, make_bot, make_settings
 from tests.fakediscord import EPHEMERAL, BotConnection, FakeDiscord

@@ -1,6 +1,6 @@
 """How a total that is a lower bound reads (`SearchResult.total_exact`): "N+ matches" and
 "page 2/40+" in the footer, ▶ enabled while more may follow, on Discord and in the console
-(the same embeds). The engine side is tests/search/test_ranking.py."""
+(the same embeds). The engine side is tests/search/ranking/test_pages.py."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from bot.app import render
 from bot.app.components import results_view
 from bot.app.pages import PageState
 from bot.console.repl import Console
-from bot.search.models import Hit, Paper, SearchResult
-from tests.search.test_ranking import _two_word_corpus, force_pruning
+from bot.papers.records import Paper
+from bot.search.results import Hit, SearchResult
+from tests.search.ranking.test_pages import _two_word_corpus, force_pruning
 
 
 def _arrows(result: SearchResult, page: int) -> list[bool]:

@@ -28,7 +28,7 @@ from bot.config import Settings, load_settings
 from bot.console.repl import Console
 from bot.daily.scheduler import DailyScheduler
 from bot.search.engine import SearchEngine
-from bot.search.forkworkers import WorkersStopped
+from bot.search.index.workers import WorkersStopped
 from bot.storage.store import Storage
 from tests.app.helpers import TOKEN, answered, make_bot
 from tests.fakediscord import BotConnection, FakeDiscord
@@ -168,7 +168,7 @@ async def test_old_engine_serves_while_the_new_one_loads(corpus: tuple[Path, Hol
     ("error", "reason", "warned"),
     [
         (RuntimeError("loader bug"), "unexpected error: RuntimeError", True),
-        # SIGTERM kills a reload's build workers (bot.search.forkworkers.stop_workers): the
+        # SIGTERM kills a reload's build workers (bot.search.index.workers.stop_workers): the
         # process is stopping, which is no failed reload and needs no traceback.
         (WorkersStopped("build workers stopped"), "the bot is stopping", False),
     ],

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import discord
 
-from bot.app import limits, render
+from bot.app import limits, refs, render
 from bot.app.components import PageButton, paper_view, results_view
 from bot.app.pages import LIMIT_MAX, PAGE_MAX, QUERY_MAX, VENUE_MAX, PageState
-from bot.search import refs
+from bot.papers.records import Link, Paper
 from bot.search.engine import SearchEngine
-from bot.search.models import Hit, Link, Paper, SearchResult
+from bot.search.results import Hit, SearchResult
 from tests.app.helpers import assert_within_limits
 
 

@@ -319,11 +319,11 @@ async def test_sigterm_while_the_index_build_workers_run_exits_0_at_once(
     The signal goes as soon as every worker is forked. With `multiprocessing.Pool` that hung
     the exit for good: the pool, still being set up in the build thread, was finalised after
     multiprocessing's exit hook had killed its workers, one of them holding the task queue's
-    lock (bot/search/forkworkers.py)."""
+    lock (bot/search/index/workers.py)."""
     from benchmarks.synth import Source, write_corpus
-    from bot.search.corpus import load_corpus
-    from bot.search.indexbuild import _cpu_count
-    from bot.search.textbuild import PARALLEL_MIN_BYTES
+    from bot.papers.corpus import load_corpus
+    from bot.search.index.build import _cpu_count
+    from bot.search.index.streamed import PARALLEL_MIN_BYTES
 
     papers = 40_000
     workers = min(_cpu_count(), -(-papers // 1000))

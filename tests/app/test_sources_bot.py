@@ -177,7 +177,7 @@ async def test_daily_pool_new_through_discord(fake_discord: FakeDiscord, connect
         for i in range(2)
     ]
     write_jsonl(tmp_path / "c.jsonl", records)
-    from bot.search.corpus import load_corpus
+    from bot.papers.corpus import load_corpus
 
     engine = SearchEngine(load_corpus([tmp_path / "c.jsonl"]).papers)
     env = DailyEnv(

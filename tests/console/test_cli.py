@@ -10,7 +10,7 @@ import pytest
 from bot.config import DEFAULT_CONFIG, EXCLUDED_STATUSES, PROJECT_ROOT, Settings, load_settings
 from bot.console.cli import main
 from bot.console.repl import Console
-from bot.search.corpus import load_corpus
+from bot.papers.corpus import load_corpus
 from bot.search.engine import SearchEngine
 from tests.conftest import ICML, TEST_DATA
 

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from bot.console.cli import main
-from bot.search.corpus import load_file
+from bot.papers.corpus import load_file
 from tests.fakesources import FakeArxiv, FakeOpenReview, Fault, arxiv_entry, note
 
 

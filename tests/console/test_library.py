@@ -11,7 +11,7 @@ from pybtex.database import parse_string
 
 from bot.config import Settings, StorageSettings
 from bot.console.repl import Console
-from bot.search.corpus import load_corpus
+from bot.papers.corpus import load_corpus
 from bot.search.engine import SearchEngine
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bot.search.corpus import load_corpus
+from bot.papers.corpus import load_corpus
 from tests.conftest import ICML, TEST_DATA
 
 EXTRA = (

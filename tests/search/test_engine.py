@@ -3,9 +3,9 @@ import random
 import pytest
 
 from bot.config import SearchSettings, load_settings
-from bot.search.corpus import load_corpus
+from bot.papers.corpus import load_corpus
 from bot.search.engine import SearchEngine
-from bot.search.models import BadFilter, EmptyQuery, Filters, UnknownPaper
+from bot.search.results import BadFilter, EmptyQuery, Filters, UnknownPaper
 from tests.conftest import ICML, TEST_DATA
 
 

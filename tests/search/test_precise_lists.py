@@ -6,9 +6,10 @@ from pathlib import Path
 import pytest
 
 from bot.config import SearchSettings
-from bot.search.corpus import load_file
+from bot.papers.corpus import load_file
+from bot.papers.records import Paper
 from bot.search.engine import SearchEngine
-from bot.search.models import BadFilter, Paper
+from bot.search.results import BadFilter
 from tests.conftest import TEST_DATA, shared_path
 
 SAMPLE = TEST_DATA / "latex_sample.json"
@@ -167,7 +168,7 @@ def test_author_across_the_lists(lists):
 
 
 def test_known_item_sets_from_paper_lists():
-    from bot.search.knownitem import known_item_set, split_of
+    from bot.evaluation.knownitem import known_item_set, split_of
 
     papers = load_file(SAMPLE, exclude_status=()).papers
     titles = known_item_set(papers, "title")

@@ -5,11 +5,11 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.search.analyzer import Analyzer
-from bot.search.corpus import load_file
-from bot.search.models import SearchError
-from bot.search.query import parse_query
-from bot.search.snippets import make_snippet
+from bot.papers.corpus import load_file
+from bot.search.analysis.analyzer import Analyzer
+from bot.search.analysis.snippets import make_snippet
+from bot.search.query.parser import parse_query
+from bot.search.results import SearchError
 
 A = Analyzer()
 NASTY = st.text(alphabet=st.characters(codec="utf-8"), max_size=300) | st.sampled_from(

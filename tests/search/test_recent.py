@@ -7,11 +7,12 @@ from datetime import UTC, datetime
 
 import pytest
 
+from bot.papers.records import Paper
 from bot.search.engine import SearchEngine
-from bot.search.models import BadFilter, Paper
-from bot.search.paperstore import PaperStore
+from bot.search.files.paperstore import PaperStore
+from bot.search.files.storewriter import save_store
 from bot.search.recent import ids_added_after, newest
-from bot.search.storewriter import save_store
+from bot.search.results import BadFilter
 
 NOW = datetime(2026, 12, 10, 12, 0, tzinfo=UTC)
 

@@ -297,7 +297,7 @@ async def test_a_seed_paper_meets_its_real_record(openreview, tmp_path):
     # The next refresh updates the same paper through its source id, never adding a copy.
     await run_openreview(openreview, out)
     assert len(lines(out)) == 8
-    from bot.search.corpus import load_file
+    from bot.papers.corpus import load_file
 
     loaded = load_file(out)
     assert not loaded.problems

@@ -18,7 +18,7 @@ from discord.ext import commands
 
 from bot.app import library, markdown, notify, respond
 from bot.app.checks import manager_only, stored_autocomplete
-from bot.search.models import EmptyQuery
+from bot.search.results import EmptyQuery
 from bot.storage.follows import Follows
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from discord.ext import commands
 
 from bot.app import library, render, respond, saving
 from bot.app.checks import stored_autocomplete
-from bot.search.export import FORMATS
+from bot.library.export import FORMATS
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot

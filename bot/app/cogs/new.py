@@ -46,7 +46,7 @@ class New(commands.Cog):
         # Discord enforces the ranges in its client only; a raw API call may send anything.
         span = max(1, min(MAX_DAYS, days))
         size = page_limit(limit or self.bot.settings.search.page_size)
-        # The venue may be an autocomplete key (`bot.search.refs`); `show_page` resolves it.
+        # The venue may be an autocomplete key (`bot.app.refs`); `show_page` resolves it.
         state = PageState(kind="n", ref=str(span), limit=size, venue=(venue or "").strip())
         await components.show_page(
             interaction, state, edit=False, ephemeral=self.bot.settings.discord.ephemeral

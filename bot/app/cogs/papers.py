@@ -9,10 +9,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import components, limits, render, respond
+from bot.app import components, limits, refs, render, respond
 from bot.app.checks import effective_venue, venue_autocomplete
 from bot.app.pages import VENUE_MAX, PageState, page_limit
-from bot.search import refs
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot

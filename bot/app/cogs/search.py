@@ -11,7 +11,7 @@ from discord.ext import commands
 from bot.app import components, limits
 from bot.app.checks import effective_venue, venue_autocomplete
 from bot.app.pages import LIMIT_MAX, QUERY_MAX, VENUE_MAX, PageState, page_limit
-from bot.search.models import EmptyQuery, SearchError
+from bot.search.results import EmptyQuery, SearchError
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
@@ -65,7 +65,7 @@ class Search(commands.Cog):
         venue = await effective_venue(self.bot, interaction, venue)
         # Discord enforces 1-10 in its client only; a raw API call may send anything.
         size = page_limit(limit or self.bot.settings.search.page_size)
-        # The venue may be an autocomplete key (`bot.search.refs`); `show_page` resolves it.
+        # The venue may be an autocomplete key (`bot.app.refs`); `show_page` resolves it.
         state = PageState(kind="s", ref=text, limit=size, venue=(venue or "").strip())
         await components.show_page(
             interaction, state, edit=False, ephemeral=self.bot.settings.discord.ephemeral

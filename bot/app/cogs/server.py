@@ -15,10 +15,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import library, markdown, respond
+from bot.app import library, markdown, refs, respond
 from bot.app.checks import manager_group, manager_only, venue_autocomplete
 from bot.app.pages import VENUE_MAX
-from bot.search import refs
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot

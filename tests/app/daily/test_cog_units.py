@@ -14,7 +14,7 @@ from bot.app.cogs.daily.cog import zone_choices
 from bot.app.cogs.daily.embeds import daily_embed, thread_name
 from bot.app.cogs.daily.poster import classify, missing_permissions
 from bot.daily.rules import PermanentPostError, TransientPostError, parse_timezone
-from bot.search.models import Link, Paper
+from bot.papers.records import Link, Paper
 
 
 def http_error(

@@ -18,8 +18,8 @@ from bot.app import render
 from bot.app.cogs.daily import embeds
 from bot.daily.rules import DailyError, parse_time, parse_timezone
 from bot.daily.scheduler import DailyRequest, DailyScheduler
+from bot.papers.records import Paper
 from bot.search.engine import SearchEngine
-from bot.search.models import Paper
 
 OFF_TEXT = (
     "Paper of the day is off. `/daily set` turns it back on; what was already shown will "

@@ -1,0 +1,191 @@
+"""A settings table -> its section dataclass, checked by msgspec; a refusal as one clear line.
+
+msgspec does every check: each key's type, list items, the range or pattern declared with it
+in `sections`, literal choices, required keys and unknown keys. This module only hands it the
+declarations and turns its error into one line that names the table, the key, the value given
+and what is allowed, e.g. `[search] k1 = -1.0 is out of range: use 0.0 to 100.0`. The wording
+comes from the declarations, not from msgspec's message (only the key and path are read from
+it), so the line stays the same across msgspec versions.
+"""
+
+from __future__ import annotations
+
+import re
+import reprlib
+from collections.abc import Callable
+from dataclasses import MISSING, fields
+from pathlib import Path
+from types import GenericAlias
+from typing import Any, TypeVar, get_type_hints
+
+import msgspec
+from msgspec import inspect as mi
+
+from bot.config.paths import PROJECT_ROOT, resolve
+from bot.config.sections import SECTIONS, ConfigError, SourcesSettings
+
+T = TypeVar("T")
+
+_AT = re.compile(r" - at `(\$[^`]*)`$")
+_STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
+_FIELD = re.compile(r"(unknown|missing required) field `([^`]+)`")
+_SHOW = reprlib.Repr()
+_SHOW.maxstring = 60
+_SHOW.maxother = 60
+_TABLES: dict[type, type[msgspec.Struct]] = {}
+
+
+def _table(cls: type) -> type[msgspec.Struct]:
+    """`cls` (a section dataclass) as a Struct with the same fields, types and defaults.
+
+    Why a Struct: msgspec refuses unknown keys only for Structs (`forbid_unknown_fields`); on
+    a dataclass it drops them silently, and a typo would fall back to the default unseen.
+    """
+    if cls in _TABLES:
+        return _TABLES[cls]
+    hints = get_type_hints(cls, include_extras=True)
+    spec = [
+        (f.name, hints[f.name]) if f.default is MISSING else (f.name, hints[f.name], f.default)
+        for f in fields(cls)
+    ]
+    return msgspec.defstruct(f"{cls.__name__}Table", spec, kw_only=True, forbid_unknown_fields=True)
+
+
+def _path_hook(base: Path) -> Callable[[type, Any], Any]:
+    """msgspec's hook for `Path` fields: a non-empty string, taken against `base`."""
+
+    def hook(kind: type, value: Any) -> Any:
+        if kind is Path and isinstance(value, str) and value:
+            return resolve(base, value)
+        raise ValueError(f"not a {kind.__name__}")
+
+    return hook
+
+
+def convert(raw: Any, cls: type[T], base: Path, where: str) -> T:
+    """The table `raw` (named `where`, e.g. `[search]`) as a `cls`; ConfigError if refused."""
+    table = _checked(raw, _table(cls), base, where)
+    return cls(**msgspec.structs.asdict(table))
+
+
+def convert_list(raw: Any, cls: type[T], base: Path, where: str) -> tuple[T, ...]:
+    """An array of tables (`[[where]]`) as `cls` items; an error names the table by number."""
+    tables = _checked(raw, GenericAlias(tuple, (_table(cls), ...)), base, where)
+    return tuple(cls(**msgspec.structs.asdict(table)) for table in tables)
+
+
+def check_range(name: str, key: str, value: float) -> None:
+    """ConfigError unless `value` suits `[name] key` (as written in settings.toml)."""
+    cls = SECTIONS.get(name, SourcesSettings)
+    convert({key: value}, cls, PROJECT_ROOT, f"[{name}]")
+
+
+def _checked(raw: Any, kind: Any, base: Path, where: str) -> Any:
+    try:
+        return msgspec.convert(raw, kind, dec_hook=_path_hook(base))
+    except msgspec.ValidationError as exc:
+        raise ConfigError(_message(str(exc), raw, mi.type_info(kind), where)) from None
+
+
+def _message(error: str, raw: Any, info: mi.Type, where: str) -> str:
+    """msgspec's `error` about `raw` (checked as `info`) as one line, in the project's words."""
+    at = _AT.search(error)
+    steps = [(name or int(index)) for name, index in _STEP.findall(at.group(1) if at else "")]
+    key: str | None = None
+    item: int | None = None
+    value, kind = raw, info
+    declared = kind
+    for step in steps:
+        value = value[step] if isinstance(value, dict | list) else None
+        kind = _inside(kind, step)
+        if isinstance(step, int) and key is None:
+            where = f"{where} #{step + 1}"
+        elif isinstance(step, str):
+            key, declared = step, kind
+        else:
+            item = step + 1
+    named = _FIELD.search(error)
+    if named and named.group(1) == "unknown":
+        table = _plain(kind)
+        known = [f.name for f in table.fields] if isinstance(table, mi.StructType) else []
+        given = value.get(named.group(2)) if isinstance(value, dict) else None
+        return (
+            f"{where} has unknown key {named.group(2)} = {_show(given)}: "
+            f"the keys are {', '.join(known)}"
+        )
+    if named:
+        table = _plain(kind)
+        needed = {f.name: f.type for f in table.fields} if isinstance(table, mi.StructType) else {}
+        wanted = needed.get(named.group(2))
+        return f"{where} needs {named.group(2)}" + (f" = {_noun(wanted)}" if wanted else "")
+    if key is None:
+        return f"{where} must be {_noun(kind)}, got {_show(value)}"
+    span = _range(_plain(kind), value)
+    if span:
+        return f"{where} {key} = {_show(value, kind)} is out of range: {span}"
+    wants = _described(declared) or f"must be {_noun(declared)}"
+    return f"{where} {key} {wants}, got {_show(value)}" + (f" (item {item})" if item else "")
+
+
+def _plain(kind: mi.Type) -> mi.Type:
+    return kind.type if isinstance(kind, mi.Metadata) else kind
+
+
+def _inside(kind: mi.Type, step: str | int) -> mi.Type:
+    """The type one step (a key, a list index) into `kind`."""
+    kind = _plain(kind)
+    if isinstance(step, int) and isinstance(kind, mi.VarTupleType | mi.ListType):
+        return kind.item_type
+    if isinstance(step, str) and isinstance(kind, mi.StructType):
+        return next((f.type for f in kind.fields if f.name == step), mi.AnyType())
+    return mi.AnyType()
+
+
+def _described(kind: mi.Type) -> str:
+    """`takes …` from the key's own description (Meta(description=…)), if it has one."""
+    extra = kind.extra_json_schema if isinstance(kind, mi.Metadata) else None
+    text = (extra or {}).get("description")
+    return f"takes {text}" if text else ""
+
+
+def _range(kind: mi.Type, value: Any) -> str:
+    """`use LOW to HIGH` when `value` is a number of the right kind, so its range refused it."""
+    if isinstance(value, bool) or not isinstance(kind, mi.IntType | mi.FloatType):
+        return ""
+    if not isinstance(value, int if isinstance(kind, mi.IntType) else int | float):
+        return ""
+    low, high = kind.ge, kind.le
+    if low is not None and high is not None:
+        return f"use {low} to {high}"
+    return f"use at least {low}" if low is not None else f"use at most {high}"
+
+
+def _noun(kind: mi.Type) -> str:
+    """What a value of `kind` is, in the words of the settings file."""
+    kind = _plain(kind)
+    if isinstance(kind, mi.VarTupleType | mi.ListType):
+        item = _noun(kind.item_type)
+        return f"a list of {item[2:]}s" if item.startswith("a ") else f"a list, each {item}"
+    if isinstance(kind, mi.LiteralType):
+        return "one of " + ", ".join(str(v) for v in kind.values)
+    if isinstance(kind, mi.StrType) and kind.pattern:
+        return f"a string matching {kind.pattern}"
+    names = {
+        mi.BoolType: "true or false",
+        mi.IntType: "a whole number",
+        mi.FloatType: "a number",
+        mi.StrType: "a string",
+        mi.StructType: "a table",
+    }
+    if isinstance(kind, mi.CustomType):
+        return f"a {kind.cls.__name__.lower()}"
+    return names.get(type(kind), "a value")
+
+
+def _show(value: Any, kind: mi.Type | None = None) -> str:
+    """`value` as TOML would show it (a float key's whole number as a float: `-1.0`)."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(kind, mi.FloatType) and isinstance(value, int):
+        value = float(value)
+    return _SHOW.repr(value)

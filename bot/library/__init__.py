@@ -1,0 +1,1 @@
+"""A reader's library, discord-free: its tables, and its exports."""

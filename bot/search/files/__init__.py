@@ -1,0 +1,1 @@
+"""The index and paper store on disk: store, writer, string columns, opening, integrity."""

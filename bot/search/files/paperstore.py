@@ -1,0 +1,246 @@
+"""The parsed corpus saved next to the index, so a restart neither re-parses JSON nor keeps
+every abstract in memory.
+
+`PaperStore` is a `Sequence[Paper]` over one file of compact JSON records (one per
+paper, found by offset): `store[i]` decodes paper i when it is asked for (a few microseconds),
+so the process holds only what every request needs — ids, titles, venues and years — and the
+abstracts stay on disk (in the page cache) until a hit shows them. Recently built papers are
+kept, so `store[i] is store[i]` while i is in use.
+
+Written atomically (a temporary folder renamed into place; `bot.search.files.storewriter`), keyed
+like the index it sits in.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bot.papers.files import check_sizes, read_meta
+from bot.papers.records import Link, Paper
+from bot.search.files.columns import IdLookup, OptionalColumn, Rows, StringColumn, map_file
+from bot.search.suggest.titles import FILES as TITLE_FILES
+from bot.search.suggest.titles import TitleIndex
+
+# 2: every file's size and digest in meta.json, checked at load; 3: `added` (first-seen)
+# column; 4: TL;DR, BibTeX, authors.jsonl; 5: memory-mapped columns (line starts of ids,
+# titles and stamps, id orders) and the title index; digests checked off the start-up path;
+# 6: the inner words of titles (autocomplete inside a word)
+STORE_FORMAT = 6
+_COLUMNS = ("ids", "titles", "added")
+FILES = (
+    "records.bin",
+    "offsets.npy",
+    "ids.txt",
+    "titles.txt",
+    "authors.jsonl",
+    "venue_of.npy",
+    "year_of.npy",
+    "added.txt",
+    "ids_at.npy",
+    "titles_at.npy",
+    "added_at.npy",
+    "id_order.npy",
+    "id_backward.npy",
+    *TITLE_FILES,
+)
+_RECENT = 4096
+
+
+class StoreError(Exception):
+    """A saved paper store is missing, stale or damaged; the caller re-reads the corpus."""
+
+
+def one_shot(encoder: json.JSONEncoder) -> Callable[[Any], str]:
+    """`encoder.encode`, without the C encoder it builds at every call (half the cost of
+    encoding a paper's authors; a build encodes two lists per paper). Same text: the C
+    encoder `JSONEncoder.iterencode` makes for a one-shot call, made once; plain
+    `encoder.encode` where the C accelerator is missing."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None or encoder.indent is not None:
+        return encoder.encode
+    strings = json.encoder.encode_basestring_ascii if encoder.ensure_ascii else None
+    try:  # CPython's private constructor (as `iterencode` calls it): if it ever changes, plain
+        run = make(
+            None,  # no circularity markers: records are fresh lists of strings and numbers
+            encoder.default,
+            strings or json.encoder.encode_basestring,
+            encoder.indent,
+            encoder.key_separator,
+            encoder.item_separator,
+            encoder.sort_keys,
+            encoder.skipkeys,
+            encoder.allow_nan,
+        )
+    except TypeError:
+        return encoder.encode
+
+    def encode(value: Any) -> str:
+        if isinstance(value, str):  # as `encode`: the C encoder wants a container or number
+            return encoder.encode(value)
+        return "".join(run(value, 0))
+
+    return encode
+
+
+# One encoder for every record: `json.dumps` with options builds a new one per call, a
+# measurable share of a million-paper build.
+_RECORD = one_shot(json.JSONEncoder(ensure_ascii=False, separators=(",", ":")))
+
+
+def record_bytes(paper: Paper) -> bytes:
+    """One paper as the store saves it (`_paper` reads it back)."""
+    return _RECORD(
+        [
+            paper.id,
+            paper.title,
+            paper.abstract,
+            paper.venue,
+            paper.year,
+            list(paper.authors),
+            [[link.kind, link.url] for link in paper.links],
+            paper.status,
+            list(paper.keywords),
+            paper.title_derived,
+            paper.added,
+            paper.tldr,
+            paper.bibtex,
+        ]
+    ).encode("utf-8")
+
+
+def _paper(raw: bytes) -> Paper:
+    (
+        pid,
+        title,
+        abstract,
+        venue,
+        year,
+        authors,
+        links,
+        status,
+        keywords,
+        derived,
+        added,
+        tldr,
+        bibtex,
+    ) = json.loads(raw)
+    return Paper(
+        id=pid,
+        title=title,
+        abstract=abstract,
+        venue=venue,
+        year=year,
+        authors=tuple(authors),
+        links=tuple(Link(k, u) for k, u in links),
+        status=status,
+        keywords=tuple(keywords),
+        title_derived=derived,
+        added=added,
+        tldr=tldr,
+        bibtex=bibtex,
+    )
+
+
+def digests(meta: dict[str, Any]) -> dict[str, str]:
+    """Every file's saved digest, for the check that runs after start-up (`integrity`)."""
+    saved = meta.get("files")
+    if not isinstance(saved, dict):
+        return {}
+    return {name: str((saved.get(name) or {}).get("digest")) for name in FILES}
+
+
+class PaperStore(Rows[Paper]):
+    """Papers of a saved store, built on access; columns for search kept in memory."""
+
+    ROW = "paper"
+
+    def __init__(self, folder: Path, expect: dict[str, Any]) -> None:
+        """Open a saved store: sizes and meta are checked here, every file's digest after
+        start-up (`digests`, `bot.search.files.integrity`), so a million papers open in
+        milliseconds; nothing is parsed and the columns are memory-mapped."""
+        meta = read_meta(folder, "paper store", STORE_FORMAT, expect, StoreError)
+        check_sizes(folder, meta.get("files"), FILES, StoreError)
+        n = meta.get("n_papers")
+        if not isinstance(n, int):
+            raise StoreError(f"{folder}: meta.json gives no paper count")
+        try:
+            self.offsets = np.load(folder / "offsets.npy", mmap_mode="r", allow_pickle=False)
+            cols = {}
+            for name in _COLUMNS:
+                starts = np.load(folder / f"{name}_at.npy", mmap_mode="r", allow_pickle=False)
+                cols[name] = StringColumn(map_file(folder / f"{name}.txt"), starts)
+            self.ids = cols["ids"]
+            self.titles = cols["titles"]
+            self.added = OptionalColumn(cols["added"])
+            order, backward = (
+                np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False)
+                for name in ("id_order", "id_backward")
+            )
+            self.lookup = IdLookup(self.ids, order, backward)
+            self.title_index = TitleIndex.open(folder, n)
+            self.venue_of = np.load(folder / "venue_of.npy", mmap_mode="r", allow_pickle=False)
+            self.year_of = np.load(folder / "year_of.npy", mmap_mode="r", allow_pickle=False)
+            path = folder / "records.bin"
+            # Read with pread, not mmap: a mapped file's pages count as this process's RSS,
+            # and the kernel maps whole neighbourhoods (fault-around) on every access.
+            self._file = path.open("rb")
+        except (OSError, ValueError) as exc:
+            raise StoreError(f"{folder}: cannot read paper store ({exc})") from exc
+        self.venues: list[str] = meta.get("venues", [])
+        size = meta.get("records_bytes")
+        if not (
+            len(self.ids)
+            == len(self.titles)
+            == self.venue_of.shape[0]
+            == self.year_of.shape[0]
+            == len(self.added)
+            == self.offsets.shape[0] - 1
+            == n
+        ) or (n and int(self.offsets[-1]) != size):
+            raise StoreError(f"{folder}: store files do not fit together")
+        self.meta = meta
+        self.folder = folder
+        self._lock = threading.Lock()
+        self._recent: dict[int, Paper] = {}
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def author_lists(self) -> list[list[str]]:
+        """Every paper's authors, in corpus order, without decoding the papers."""
+        try:
+            text = (self.folder / "authors.jsonl").read_text(encoding="utf-8")
+            lists = [json.loads(line) for line in text.split("\n")] if self.ids else []
+        except (OSError, ValueError) as exc:
+            raise StoreError(f"{self.folder}: cannot read authors ({exc})") from exc
+        if len(lists) != len(self.ids):
+            raise StoreError(f"{self.folder}: authors.jsonl does not fit the store")
+        return lists
+
+    def row(self, i: int) -> Paper:
+        paper = self._recent.get(i)
+        if paper is None:
+            if len(self._recent) >= _RECENT:
+                self._recent.clear()
+            start, end = int(self.offsets[i]), int(self.offsets[i + 1])
+            paper = self._recent[i] = _paper(self._read(start, end))
+        return paper
+
+    def __iter__(self) -> Iterator[Paper]:
+        offsets = self.offsets.tolist()
+        for i in range(len(self.ids)):
+            yield _paper(self._read(offsets[i], offsets[i + 1]))
+
+    def _read(self, start: int, end: int) -> bytes:
+        if hasattr(os, "pread"):
+            return os.pread(self._file.fileno(), end - start, start)
+        with self._lock:  # no pread (Windows): seek + read, one reader at a time
+            self._file.seek(start)
+            return self._file.read(end - start)

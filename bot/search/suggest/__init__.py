@@ -1,0 +1,1 @@
+"""Finding papers without ranking: titles, inner words, spelling, authors, lookups."""
