@@ -200,3 +200,142 @@ def test_bad_sources_are_clear_errors(tmp_path, text, message):
     path.write_text(text, encoding="utf-8")
     with pytest.raises(ConfigError, match=message):
         load_settings(path, env={})
+
+
+# -- issue 24 point 3: msgspec checks each table against sections.py; one line per refusal ----
+
+
+def _refusal(tmp_path, text):
+    path = tmp_path / "settings.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_settings(path, env={})
+    message = str(caught.value)
+    assert "\n" not in message
+    return message
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        (
+            "[search]\nkone = 1\n",
+            "[search] has unknown key kone; the keys are k1, b, epsilon, title_weight, "
+            "compound_weight, prf_docs, prf_terms, prf_weight, min_score_ratio, "
+            "proximity_weight, similar_terms, page_size",
+        ),
+        (
+            "[storage]\ndatabse = 'x'\n",
+            "[storage] has unknown key databse; the keys are database (or url), backup_dir, "
+            "backup_hours, backup_keep",
+        ),
+        (
+            '[[sources.fetch]]\nkind = "arxiv"\ncategories = ["cs.LG"]\nout = "a"\n'
+            '[[sources.fetch]]\nkind = "paperlist"\nurl = "u"\nout = "x"\nwhen = 1\n',
+            "[[sources.fetch]] #2 has unknown key when; the keys are kind, out, venue, "
+            "categories, days, url",
+        ),
+    ],
+)
+def test_unknown_key_is_refused_naming_it_and_the_keys_allowed(tmp_path, text, line):
+    assert _refusal(tmp_path, text) == line
+
+
+def test_unknown_key_never_echoes_its_value(tmp_path):
+    """A token pasted into settings.toml under a made-up key must not reach a log."""
+    message = _refusal(tmp_path, f'[discord]\ntoken = "{TOKEN_LIKE}"\n')
+    assert message.startswith("[discord] has unknown key token; the keys are ephemeral, ")
+    assert TOKEN_LIKE not in message
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("[search]\nk1 = 'high'\n", "[search] k1 must be a number, got 'high'"),
+        (
+            "[search]\ntitle_weight = true\n",
+            "[search] title_weight must be a whole number, got true",
+        ),
+        ("[search]\npage_size = 2.5\n", "[search] page_size must be a whole number, got 2.5"),
+        ('[discord]\nephemeral = "yes"\n', "[discord] ephemeral must be true or false, got 'yes'"),
+        ('[corpus]\nfiles = "a.jsonl"\n', "[corpus] files must be a list of paths, got 'a.jsonl'"),
+        ('[corpus]\nfiles = ["a", 1]\n', "[corpus] files must be a list of paths, got 1 (item 2)"),
+        ("[corpus]\nindex_dir = 3\n", "[corpus] index_dir must be a path, got 3"),
+        # The alias is named as written.
+        ("[storage]\nurl = 5\n", "[storage] url must be a string, got 5"),
+        (
+            '[sources]\nrefresh_at = ["06:30", "25:00"]\n',
+            '[sources] refresh_at takes UTC times as HH:MM in a list, e.g. ["06:30"], '
+            "got '25:00' (item 2)",
+        ),
+        ("search = 3\n", "[search] must be a table, got 3"),
+        ("[sources]\nfetch = 3\n", "[[sources.fetch]] must be a list of tables, got 3"),
+        (
+            '[[sources.fetch]]\nkind = "rss"\nout = "x"\n',
+            "[[sources.fetch]] #1 kind must be one of arxiv, openreview, paperlist, got 'rss'",
+        ),
+        (
+            '[[sources.fetch]]\nkind = "openreview"\nvenue = "V"\n',
+            "[[sources.fetch]] #1 needs out = a path",
+        ),
+    ],
+)
+def test_wrong_type_is_refused_naming_key_value_and_type(tmp_path, text, line):
+    assert _refusal(tmp_path, text) == line
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("[search]\nk1 = -1\n", "[search] k1 = -1.0 is out of range: use 0.0 to 100.0"),
+        ("[search]\nb = nan\n", "[search] b = nan is out of range: use 0.0 to 1.0"),
+        ("[search]\nk1 = 1e400\n", "[search] k1 = inf is out of range: use 0.0 to 100.0"),
+        (
+            "[discord]\nshard_count = 100001\n",
+            "[discord] shard_count = 100001 is out of range: use 0 to 100000",
+        ),
+        (
+            "[library]\nmax_saved = 0\n",
+            "[library] max_saved = 0 is out of range: use 1 to 100000",
+        ),
+        (
+            '[[sources.fetch]]\nkind = "arxiv"\ncategories = ["cs.LG"]\nout = "x"\ndays = 0\n',
+            "[[sources.fetch]] #1 days = 0 is out of range: use at least 1",
+        ),
+        (
+            "[daily]\nretry_base_seconds = 60\nretry_max_seconds = 30\n",
+            "[daily] retry_max_seconds = 30.0 must be at least retry_base_seconds = 60.0",
+        ),
+    ],
+)
+def test_out_of_range_is_refused_naming_key_value_and_range(tmp_path, text, line):
+    assert _refusal(tmp_path, text) == line
+
+
+def test_every_number_declares_a_range_its_default_is_in():
+    """What `within` promised: no number is left unbounded, and no default breaks its own range."""
+    import dataclasses
+
+    import msgspec
+
+    from bot.config import SourcesSettings, check_range
+    from bot.config.sections import SECTIONS
+
+    for name, cls in {**SECTIONS, "sources": SourcesSettings}.items():
+        for field in msgspec.inspect.type_info(cls).fields:
+            kind = field.type
+            kind = kind.type if isinstance(kind, msgspec.inspect.Metadata) else kind
+            if isinstance(kind, msgspec.inspect.IntType | msgspec.inspect.FloatType):
+                assert None not in (kind.ge, kind.le), f"[{name}] {field.name} has no range"
+                check_range(name, field.name, getattr(cls(), field.name))
+        assert dataclasses.replace(cls()) == cls()
+
+
+def test_check_range_is_the_same_check_as_the_file():
+    from bot.config import check_range
+
+    with pytest.raises(
+        ConfigError, match=r"^\[search\] page_size = 11 is out of range: use 1 to 10$"
+    ):
+        check_range("search", "page_size", 11)
+    check_range("search", "page_size", 10)

@@ -11,8 +11,8 @@ from discord import app_commands
 from bot.app import limits, refs
 from bot.app.pages import VENUE_MAX
 from bot.app.respond import NotOwner
+from bot.library.store import Library
 from bot.search.results import SearchError
-from bot.storage.library import Library
 
 Choice = app_commands.Choice[str]
 ALL_VENUES = "all"  # `venue: all` searches every venue despite a server default

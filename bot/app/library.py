@@ -17,11 +17,11 @@ import discord
 
 from bot.app import limits, markdown, refs, render
 from bot.config import LibrarySettings
+from bot.follows.store import Follow
 from bot.library import export
+from bot.library.store import Library, SavedPaper, TopEntry
 from bot.papers.records import Paper
 from bot.search.results import SearchError, UnknownPaper
-from bot.storage.follows import Follow
-from bot.storage.library import Library, SavedPaper, TopEntry
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchEngine

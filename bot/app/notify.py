@@ -25,9 +25,9 @@ import discord
 
 from bot.app import library
 from bot.app.saving import NOTICE_PAGE, notice_view
+from bot.follows.store import Follow, Follows
 from bot.papers.records import Paper
 from bot.search.results import SearchError
-from bot.storage.follows import Follow, Follows
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot

@@ -21,7 +21,7 @@ import discord
 
 from bot.app import library, limits, render, respond
 from bot.app.items import BotButton, BotItem, Button, Match, PaperButton
-from bot.storage.follows import Follows
+from bot.follows.store import Follows
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot

@@ -3,17 +3,17 @@
 msgspec does every check: each key's type, list items, the range or pattern declared with it
 in `sections`, literal choices, required keys and unknown keys. This module only hands it the
 declarations and turns its error into one line that names the table, the key, the value given
-and what is allowed, e.g. `[search] k1 = -1.0 is out of range: use 0.0 to 100.0`. The wording
-comes from the declarations, not from msgspec's message (only the key and path are read from
-it), so the line stays the same across msgspec versions.
+and what is allowed, e.g. `[search] k1 = -1.0 is out of range: use 0.0 to 100.0`. Only the
+path (`$.k1`) and a named field are read from msgspec's message; the words come from the
+declarations (`msgspec.inspect`) and the value from the table itself.
 """
 
 from __future__ import annotations
 
 import re
 import reprlib
-from collections.abc import Callable
-from dataclasses import MISSING, fields
+from collections.abc import Callable, Mapping
+from dataclasses import MISSING, dataclass, fields, replace
 from pathlib import Path
 from types import GenericAlias
 from typing import Any, TypeVar, get_type_hints
@@ -48,7 +48,11 @@ def _table(cls: type) -> type[msgspec.Struct]:
         (f.name, hints[f.name]) if f.default is MISSING else (f.name, hints[f.name], f.default)
         for f in fields(cls)
     ]
-    return msgspec.defstruct(f"{cls.__name__}Table", spec, kw_only=True, forbid_unknown_fields=True)
+    table = msgspec.defstruct(
+        f"{cls.__name__}Table", spec, kw_only=True, forbid_unknown_fields=True
+    )
+    _TABLES[cls] = table
+    return table
 
 
 def _path_hook(base: Path) -> Callable[[type, Any], Any]:
@@ -62,15 +66,26 @@ def _path_hook(base: Path) -> Callable[[type, Any], Any]:
     return hook
 
 
-def convert(raw: Any, cls: type[T], base: Path, where: str) -> T:
-    """The table `raw` (named `where`, e.g. `[search]`) as a `cls`; ConfigError if refused."""
-    table = _checked(raw, _table(cls), base, where)
+def convert(
+    raw: Any, cls: type[T], base: Path, where: str, aliases: Mapping[str, str] | None = None
+) -> T:
+    """The table `raw` (named `where`, e.g. `[search]`) as a `cls`; ConfigError if refused.
+
+    `aliases` maps another name a key may be written under to the field it sets.
+    """
+    aliases = aliases or {}
+    shown: dict[str, str] = {}
+    if isinstance(raw, dict):
+        # An error names the key as written: `[storage] url = 5`, not `database`.
+        shown = {aliases[key]: key for key in raw if key in aliases}
+        raw = {aliases.get(key, key): value for key, value in raw.items()}
+    table = _checked(raw, _table(cls), base, where, aliases, shown)
     return cls(**msgspec.structs.asdict(table))
 
 
 def convert_list(raw: Any, cls: type[T], base: Path, where: str) -> tuple[T, ...]:
     """An array of tables (`[[where]]`) as `cls` items; an error names the table by number."""
-    tables = _checked(raw, GenericAlias(tuple, (_table(cls), ...)), base, where)
+    tables = _checked(raw, GenericAlias(tuple, (_table(cls), ...)), base, where, {}, {})
     return tuple(cls(**msgspec.structs.asdict(table)) for table in tables)
 
 
@@ -80,51 +95,74 @@ def check_range(name: str, key: str, value: float) -> None:
     convert({key: value}, cls, PROJECT_ROOT, f"[{name}]")
 
 
-def _checked(raw: Any, kind: Any, base: Path, where: str) -> Any:
+def _checked(
+    raw: Any,
+    kind: Any,
+    base: Path,
+    where: str,
+    aliases: Mapping[str, str],
+    shown: Mapping[str, str],
+) -> Any:
     try:
         return msgspec.convert(raw, kind, dec_hook=_path_hook(base))
     except msgspec.ValidationError as exc:
-        raise ConfigError(_message(str(exc), raw, mi.type_info(kind), where)) from None
+        spot = _locate(str(exc), raw, mi.type_info(kind), where)
+        spot = replace(spot, key=shown.get(spot.key or "", spot.key))
+        raise ConfigError(_message(str(exc), spot, aliases)) from None
 
 
-def _message(error: str, raw: Any, info: mi.Type, where: str) -> str:
-    """msgspec's `error` about `raw` (checked as `info`) as one line, in the project's words."""
+@dataclass(frozen=True, slots=True)
+class _Spot:
+    """Where msgspec's error points: the table, the key, its declared type, the value."""
+
+    where: str
+    key: str | None
+    declared: mi.Type
+    kind: mi.Type
+    value: Any
+    item: int | None
+
+
+def _locate(error: str, raw: Any, info: mi.Type, where: str) -> _Spot:
+    """Follow the error's path (`$.key`, `$[0].key`, `$.key[2]`) through `raw` and `info`."""
     at = _AT.search(error)
     steps = [(name or int(index)) for name, index in _STEP.findall(at.group(1) if at else "")]
-    key: str | None = None
-    item: int | None = None
-    value, kind = raw, info
-    declared = kind
+    spot = _Spot(where, None, info, info, raw, None)
     for step in steps:
-        value = value[step] if isinstance(value, dict | list) else None
-        kind = _inside(kind, step)
-        if isinstance(step, int) and key is None:
-            where = f"{where} #{step + 1}"
-        elif isinstance(step, str):
-            key, declared = step, kind
+        value = spot.value[step] if isinstance(spot.value, dict | list) else None
+        kind = _inside(spot.kind, step)
+        if isinstance(step, str):
+            spot = _Spot(spot.where, step, kind, kind, value, None)
+        elif spot.key is None:
+            spot = _Spot(f"{spot.where} #{step + 1}", None, kind, kind, value, None)
         else:
-            item = step + 1
+            spot = _Spot(spot.where, spot.key, spot.declared, kind, value, step + 1)
+    return spot
+
+
+def _message(error: str, spot: _Spot, aliases: Mapping[str, str]) -> str:
+    """msgspec's `error` at `spot` as one line, in the words of the settings file."""
+    written = {field: alias for alias, field in aliases.items()}
     named = _FIELD.search(error)
-    if named and named.group(1) == "unknown":
-        table = _plain(kind)
-        known = [f.name for f in table.fields] if isinstance(table, mi.StructType) else []
-        given = value.get(named.group(2)) if isinstance(value, dict) else None
-        return (
-            f"{where} has unknown key {named.group(2)} = {_show(given)}: "
-            f"the keys are {', '.join(known)}"
-        )
     if named:
-        table = _plain(kind)
-        needed = {f.name: f.type for f in table.fields} if isinstance(table, mi.StructType) else {}
-        wanted = needed.get(named.group(2))
-        return f"{where} needs {named.group(2)}" + (f" = {_noun(wanted)}" if wanted else "")
-    if key is None:
-        return f"{where} must be {_noun(kind)}, got {_show(value)}"
-    span = _range(_plain(kind), value)
+        table = _plain(spot.kind)
+        declared = (
+            {f.name: f.type for f in table.fields} if isinstance(table, mi.StructType) else {}
+        )
+        if named.group(1) == "missing required":
+            key = named.group(2)
+            return f"{spot.where} needs {key} = {_noun(declared.get(key, mi.AnyType()))}"
+        keys = [f"{key} (or {written[key]})" if key in written else key for key in declared]
+        return f"{spot.where} has unknown key {named.group(2)}; the keys are {', '.join(keys)}"
+    if spot.key is None:
+        return f"{spot.where} must be {_noun(spot.kind)}, got {_show(spot.value)}"
+    span = _range(_plain(spot.kind), spot.value)
     if span:
-        return f"{where} {key} = {_show(value, kind)} is out of range: {span}"
-    wants = _described(declared) or f"must be {_noun(declared)}"
-    return f"{where} {key} {wants}, got {_show(value)}" + (f" (item {item})" if item else "")
+        shown = _show(spot.value, spot.kind)
+        return f"{spot.where} {spot.key} = {shown} is out of range: {span}"
+    wants = _described(spot.declared) or f"must be {_noun(spot.declared)}"
+    item = f" (item {spot.item})" if spot.item else ""
+    return f"{spot.where} {spot.key} {wants}, got {_show(spot.value)}{item}"
 
 
 def _plain(kind: mi.Type) -> mi.Type:

@@ -162,7 +162,7 @@ class SourcesSettings:
     timeout_seconds: Annotated[float, within(0.1, HOUR)] = 60.0
     # UTC times of day at which the running bot refreshes every [[sources.fetch]].
     refresh_at: Annotated[
-        tuple[HourMinute, ...], Meta(description="UTC times as HH:MM, e.g. 06:30")
+        tuple[HourMinute, ...], Meta(description='UTC times as HH:MM in a list, e.g. ["06:30"]')
     ] = ()
     fetch: tuple[FetchJob, ...] = ()
 

@@ -26,16 +26,14 @@ from bot.config.sections import (
 T = TypeVar("T")
 
 # Keys read under another name: `[storage] url` is the documented name of `database`.
-_ALIASES = {("storage", "url"): "database"}
+_ALIASES = {"storage": {"url": "database"}}
 # What each kind of fetch job reads.
 _NEEDS = {"openreview": "venue", "arxiv": "categories", "paperlist": "url"}
 
 
 def read_section(cls: type[T], name: str, raw: Any, base: Path) -> T:
     """`[name]` as a `cls`; relative paths are taken against `base` (the project folder)."""
-    if isinstance(raw, dict):
-        raw = {_ALIASES.get((name, key), key): value for key, value in raw.items()}
-    section = convert(raw, cls, base, f"[{name}]")
+    section = convert(raw, cls, base, f"[{name}]", _ALIASES.get(name))
     if isinstance(section, StorageSettings) and not _is_url(section.database):
         return replace(section, database=str(resolve(base, section.database)))
     if isinstance(section, DailySettings | SourcesSettings) and (

@@ -16,8 +16,8 @@ from bot.app import library, notify
 from bot.app.saving import NOTICE_PAGE
 from bot.config import LibrarySettings
 from bot.console.localdb import ConsoleContext
-from bot.storage.follows import Follows
-from bot.storage.library import Library
+from bot.follows.store import Follows
+from bot.library.store import Library
 from bot.storage.store import Storage
 
 if TYPE_CHECKING:

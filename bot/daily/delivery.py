@@ -9,14 +9,15 @@ recorded before and after the HTTP call, so a crash at any moment is recovered b
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from bot.config import DailySettings
 from bot.daily.picking import Picker
+from bot.daily.records import Pick, PostOutcome, Schedule
 from bot.daily.rules import PermanentPostError, Poster, TransientPostError, next_local_midnight
-from bot.storage.records import Pick, PostOutcome, Schedule
+from bot.daily.tables import DailyTables
 from bot.storage.store import Storage
 from bot.timing import Clock, backoff
 
@@ -36,6 +37,10 @@ class Delivery:
     settings: DailySettings
     clock: Clock
     owner: str
+    tables: DailyTables = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.tables = DailyTables(self.storage)
 
     async def settle_stale(
         self, schedule: Schedule, stale: list[Pick], now: datetime
@@ -57,9 +62,9 @@ class Delivery:
             else:
                 error = "the day ended before the post was confirmed"
             if found is not None:
-                await self.storage.mark_sent(pick.guild_id, pick.local_date, found, now)
+                await self.tables.mark_sent(pick.guild_id, pick.local_date, found, now)
             else:
-                await self.storage.mark_failed(pick.guild_id, pick.local_date, error, now)
+                await self.tables.mark_failed(pick.guild_id, pick.local_date, error, now)
             outcomes.append(
                 PostOutcome(
                     pick.guild_id,
@@ -89,7 +94,7 @@ class Delivery:
             except PermanentPostError as exc:
                 return await self._stop(pick, day, now, exc.reason)
             if found is not None:
-                await self.storage.mark_sent(guild_id, pick.local_date, found, now, channel)
+                await self.tables.mark_sent(guild_id, pick.local_date, found, now, channel)
                 log.info("guild %d: %s was already posted (message %d)", guild_id, day, found)
                 return PostOutcome(guild_id, day, "found", pick.paper_id)
         # Not on Discord: if its paper left the corpus meanwhile, post another one.
@@ -102,7 +107,7 @@ class Delivery:
         # servers takes long, and a lease already expired when written lets a second process
         # send the same post.
         claimed_at = self.clock.now()
-        claimed = await self.storage.mark_sending(
+        claimed = await self.tables.mark_sending(
             guild_id,
             pick.local_date,
             schedule.channel_id,
@@ -132,7 +137,7 @@ class Delivery:
         log.info(
             "guild %d: posted %s for %s (message %d)", guild_id, pick.paper_id, day, message_id
         )
-        await self.storage.mark_sent(guild_id, pick.local_date, message_id, self.clock.now())
+        await self.tables.mark_sent(guild_id, pick.local_date, message_id, self.clock.now())
         return PostOutcome(guild_id, day, "sent", pick.paper_id)
 
     @staticmethod
@@ -165,7 +170,7 @@ class Delivery:
         when = now + timedelta(seconds=delay)
         if when >= self.deadline(pick, day, tz, now):
             return await self._give_up(pick, day, now, error)
-        await self.storage.mark_retry(pick.guild_id, pick.local_date, error, when, now)
+        await self.tables.mark_retry(pick.guild_id, pick.local_date, error, when, now)
         log.warning(
             "guild %d: post for %s failed (%s); retrying at %s",
             pick.guild_id,
@@ -179,12 +184,12 @@ class Delivery:
         self, pick: Pick, day: date, now: datetime, error: str | None = None
     ) -> PostOutcome:
         reason = f"gave up for {day} after {pick.attempts} attempt(s): {error or pick.error}"
-        await self.storage.mark_failed(pick.guild_id, pick.local_date, reason, now)
+        await self.tables.mark_failed(pick.guild_id, pick.local_date, reason, now)
         log.warning("guild %d: %s", pick.guild_id, reason)
         return PostOutcome(pick.guild_id, day, "failed", pick.paper_id, reason)
 
     async def _stop(self, pick: Pick, day: date, now: datetime, reason: str) -> PostOutcome:
-        await self.storage.mark_failed(
+        await self.tables.mark_failed(
             pick.guild_id, pick.local_date, reason, now, stop_schedule=True
         )
         log.warning("guild %d: daily schedule stopped: %s", pick.guild_id, reason)

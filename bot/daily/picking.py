@@ -14,8 +14,9 @@ from collections.abc import Awaitable, Callable, Collection
 from datetime import date, datetime
 from typing import Any, TypeVar
 
+from bot.daily.records import Pick
 from bot.daily.rules import DailyError, Draw, draw, pick_marker
-from bot.storage.records import Pick
+from bot.daily.tables import DailyTables
 from bot.storage.store import Storage
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,7 @@ class Picker:
         offload: Callable[..., Awaitable[Any]] | None = None,
     ) -> None:
         self.storage = storage
+        self.tables = DailyTables(storage)
         self.corpus_ids = corpus_ids
         self.topic_ids = topic_ids
         # Ids of papers the corpus first saw after an instant (None: any with a first-seen
@@ -92,19 +94,19 @@ class Picker:
     async def pool_counts(self, guild_id: int, topic: str | None) -> tuple[int, int]:
         """How many papers the server's pool holds and how many of them are not drawn yet."""
         candidates = await self.off(lambda: set(self.candidates(topic)))
-        pool = await self.storage.pool(guild_id, self._rng.getrandbits(63))
+        pool = await self.tables.pool(guild_id, self._rng.getrandbits(63))
         return await self.off(lambda: (len(candidates), len(candidates - pool.drawn)))
 
     async def ensure(self, guild_id: int, day: date, topic: str | None, now: datetime) -> Pick:
         """The server's pick for `day`, drawn and recorded on first request."""
         async with self.lock:
-            existing = await self.storage.get_pick(guild_id, day.isoformat())
+            existing = await self.tables.get_pick(guild_id, day.isoformat())
             if existing is not None:
                 if existing.attempts == 0 and existing.state == "pending":
                     return await self.still_there(existing, topic, now)
                 return existing
             chosen = await self._draw(guild_id, topic)
-            return await self.storage.create_pick(
+            return await self.tables.create_pick(
                 guild_id,
                 day.isoformat(),
                 chosen.paper_id,
@@ -120,18 +122,18 @@ class Picker:
         schedule was set) and not drawn yet. Empty means "draw from the whole pool"."""
         if self.added_after is None or await self.pool_mode(guild_id) != "new":
             return []
-        last = await self.storage.last_sent(guild_id)
+        last = await self.tables.last_sent(guild_id)
         if last is not None:
             since: datetime | None = last.sent_at or last.created_at
         else:
-            schedule = await self.storage.get_schedule(guild_id)
+            schedule = await self.tables.get_schedule(guild_id)
             since = schedule.updated_at if schedule else None
         allowed = await self.off(lambda: set(candidates) - set(drawn))
         return [pid for pid in self.added_after(since) if pid in allowed]
 
     async def _draw(self, guild_id: int, topic: str | None) -> Draw:
         candidates = await self.off(self.candidates, topic)
-        pool = await self.storage.pool(guild_id, self._rng.getrandbits(63))
+        pool = await self.tables.pool(guild_id, self._rng.getrandbits(63))
         fresh = await self._fresh(guild_id, candidates, pool.drawn)
         chosen = await self.off(
             draw, fresh or candidates, pool.drawn, pool.seed, pool.epoch, pool.last_paper
@@ -155,7 +157,7 @@ class Picker:
             pick.local_date,
             chosen.paper_id,
         )
-        return await self.storage.replace_pick(
+        return await self.tables.replace_pick(
             pick.guild_id,
             pick.local_date,
             chosen.paper_id,

@@ -29,6 +29,7 @@ from bot.background import Background
 from bot.config import DailySettings
 from bot.daily.delivery import Delivery
 from bot.daily.picking import POOLS, Picker
+from bot.daily.records import DailyStatus, Pick, PostOutcome, Schedule
 from bot.daily.rules import (
     DailyError,
     PermanentPostError,
@@ -40,7 +41,7 @@ from bot.daily.rules import (
     parse_timezone,
 )
 from bot.daily.servers import is_console
-from bot.storage.records import DailyStatus, Pick, PostOutcome, Schedule
+from bot.daily.tables import DailyTables
 from bot.storage.store import Storage
 from bot.timing import Clock, SystemClock
 
@@ -94,6 +95,7 @@ class DailyScheduler:
         console: bool = False,
     ) -> None:
         self.storage = storage
+        self.tables = DailyTables(storage)
         self.settings = settings or DailySettings()
         self.clock: Clock = clock or SystemClock()
         self.picker = Picker(
@@ -179,12 +181,12 @@ class DailyScheduler:
         now = self.clock.now()
         today = local_date(now, tz)
         start = today if due_instant(today, at, tz) > now else today + timedelta(days=1)
-        old = await self.storage.get_schedule(guild_id)
+        old = await self.tables.get_schedule(guild_id)
         topic_changed = (old.topic if old else None) != topic
         if mode != await self.pool_mode(guild_id):
             topic_changed = True  # today's unposted pick was drawn from the other pool
             await self.picker.set_pool_mode(guild_id, mode)
-        schedule = await self.storage.save_schedule(
+        schedule = await self.tables.save_schedule(
             guild_id,
             request.channel_id,
             f"{at.hour:02d}:{at.minute:02d}",
@@ -208,7 +210,7 @@ class DailyScheduler:
 
     async def disable(self, guild_id: int) -> bool:
         """/daily off. History and the pool are kept for a later /daily set."""
-        changed = await self.storage.disable_schedule(guild_id, self.clock.now())
+        changed = await self.tables.disable_schedule(guild_id, self.clock.now())
         self.wake()
         return changed
 
@@ -217,7 +219,7 @@ class DailyScheduler:
 
         Without a schedule the date is taken in UTC and the pool is the whole corpus.
         """
-        schedule = await self.storage.get_schedule(guild_id)
+        schedule = await self.tables.get_schedule(guild_id)
         tz = ZoneInfo(schedule.timezone) if schedule else ZoneInfo("UTC")
         now = self.clock.now()
         return await self.picker.ensure(
@@ -229,10 +231,10 @@ class DailyScheduler:
         return (await self.today_pick(guild_id)).paper_id
 
     async def status(self, guild_id: int) -> DailyStatus:
-        schedule = await self.storage.get_schedule(guild_id)
+        schedule = await self.tables.get_schedule(guild_id)
         now = self.clock.now()
         tz = ZoneInfo(schedule.timezone) if schedule else ZoneInfo("UTC")
-        today = await self.storage.get_pick(guild_id, local_date(now, tz).isoformat())
+        today = await self.tables.get_pick(guild_id, local_date(now, tz).isoformat())
         next_utc = None
         if schedule is not None and schedule.active:
             recent = await self._recent(now)
@@ -249,7 +251,7 @@ class DailyScheduler:
             schedule,
             next_utc,
             next_utc.astimezone(tz) if next_utc else None,
-            await self.storage.last_sent(guild_id),
+            await self.tables.last_sent(guild_id),
             today,
             pool_size,
             remaining,
@@ -262,7 +264,7 @@ class DailyScheduler:
         """Picks of every server from two UTC days back on (covers every zone's today)."""
         since = (now - timedelta(days=2)).date().isoformat()
         recent: dict[int, dict[str, Pick]] = {}
-        for pick in await self.storage.recent_picks(since):
+        for pick in await self.tables.recent_picks(since):
             recent.setdefault(pick.guild_id, {})[pick.local_date] = pick
         return recent
 
@@ -288,7 +290,7 @@ class DailyScheduler:
         recent = await self._recent(now)
         times = [
             self._plan(s, now, recent.get(s.guild_id, {}))[1]
-            for s in await self.storage.active_schedules()
+            for s in await self.tables.active_schedules()
             if self.owns(s.guild_id)
         ]
         return min(times, default=None)
@@ -300,9 +302,9 @@ class DailyScheduler:
             outcomes: list[PostOutcome] = []
             recent = await self._recent(now)
             unfinished: dict[int, list[Pick]] = {}
-            for pick in await self.storage.attempted_unfinished():
+            for pick in await self.tables.attempted_unfinished():
                 unfinished.setdefault(pick.guild_id, []).append(pick)
-            for schedule in await self.storage.active_schedules():
+            for schedule in await self.tables.active_schedules():
                 if not self.owns(schedule.guild_id):
                     continue
                 hold = self._hold.get(schedule.guild_id)
@@ -330,7 +332,7 @@ class DailyScheduler:
         try:
             tz = ZoneInfo(parse_timezone(schedule.timezone))
         except DailyError as exc:
-            await self.storage.stop_schedule(schedule.guild_id, str(exc), now)
+            await self.tables.stop_schedule(schedule.guild_id, str(exc), now)
             return [PostOutcome(schedule.guild_id, now.date(), "stopped", detail=str(exc))]
         today = local_date(now, tz)
         stale = [p for p in unfinished if p.local_date < today.isoformat()]
@@ -341,7 +343,7 @@ class DailyScheduler:
         try:
             pick = await self.picker.ensure(schedule.guild_id, day, schedule.topic, now)
         except DailyError as exc:
-            await self.storage.stop_schedule(schedule.guild_id, str(exc), now)
+            await self.tables.stop_schedule(schedule.guild_id, str(exc), now)
             log.warning("guild %d: daily schedule stopped: %s", schedule.guild_id, exc)
             return [*outcomes, PostOutcome(schedule.guild_id, day, "stopped", detail=str(exc))]
         outcomes.append(await self.delivery.deliver(schedule, pick, day, tz, now))

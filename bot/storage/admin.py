@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.config import StorageSettings
-from bot.storage.schema import SCHEMA_VERSION, TABLES, Conn, StorageError
+from bot.storage.schema import TABLES, Conn, StorageError, schema_version
 from bot.storage.store import Storage
 from bot.storage.urls import parse_database_url
 
@@ -36,7 +36,7 @@ class DbReport:
     note: str = ""
 
     def lines(self) -> list[str]:
-        head = f"{self.dialect} {self.display}: schema version {self.version}/{SCHEMA_VERSION}"
+        head = f"{self.dialect} {self.display}: schema version {self.version}/{schema_version()}"
         counts = ", ".join(f"{table} {n}" for table, n in self.rows.items())
         return [head + (f" ({self.note})" if self.note else ""), counts] if counts else [head]
 
@@ -53,12 +53,12 @@ async def check(url: str) -> DbReport:
     store = await Storage.open(url, migrate=False)
     try:
         version = await store.schema_version()
-        if version > SCHEMA_VERSION:
+        if version > schema_version():
             raise StorageError(
-                f"schema version {version} is newer than this bot ({SCHEMA_VERSION}): upgrade it"
+                f"schema version {version} is newer than this bot ({schema_version()}): upgrade it"
             )
-        rows = await store._run(_count, write=False) if version == SCHEMA_VERSION else {}
-        note = "" if version == SCHEMA_VERSION else "run `python -m bot db migrate`"
+        rows = await store.run(_count, write=False) if version == schema_version() else {}
+        note = "" if version == schema_version() else "run `python -m bot db migrate`"
         return DbReport(store.dialect, store.display, version, rows, note)
     finally:
         await store.close()
@@ -116,8 +116,8 @@ def _write_tables(c: Conn, tables: dict[str, dict[str, Any]], replace: bool) -> 
 async def export_tables(url: str) -> dict[str, Any]:
     store = await Storage.open(url)
     try:
-        tables = await store._run(_read_tables, write=False)
-        return {"format": EXPORT_FORMAT, "schema_version": SCHEMA_VERSION, "tables": tables}
+        tables = await store.run(_read_tables, write=False)
+        return {"format": EXPORT_FORMAT, "schema_version": schema_version(), "tables": tables}
     finally:
         await store.close()
 
@@ -129,10 +129,10 @@ def read_export(path: Path) -> dict[str, Any]:
         raise StorageError(f"{path}: not a readable export ({exc})") from exc
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
         raise StorageError(f"{path}: not a {EXPORT_FORMAT} file")
-    if data.get("schema_version") != SCHEMA_VERSION:
+    if data.get("schema_version") != schema_version():
         raise StorageError(
             f"{path}: schema version {data.get('schema_version')}; this bot reads "
-            f"{SCHEMA_VERSION} (restore it with the bot version that wrote it, then migrate)"
+            f"{schema_version()} (restore it with the bot version that wrote it, then migrate)"
         )
     return data
 
@@ -152,7 +152,7 @@ async def copy(source: str, target: str, *, replace: bool = False) -> dict[str, 
     data = await _source_tables(source)
     store = await Storage.open(target)
     try:
-        return await store._run(lambda c: _write_tables(c, data["tables"], replace))
+        return await store.run(lambda c: _write_tables(c, data["tables"], replace))
     finally:
         await store.close()
 
@@ -206,8 +206,8 @@ async def backup(storage: Storage, directory: Path, keep: int, now: datetime) ->
     if storage.dialect == "sqlite":
         await backend.backup_to(target)
     else:
-        tables = await storage._run(_read_tables, write=False)
-        data = {"format": EXPORT_FORMAT, "schema_version": SCHEMA_VERSION, "tables": tables}
+        tables = await storage.run(_read_tables, write=False)
+        data = {"format": EXPORT_FORMAT, "schema_version": schema_version(), "tables": tables}
         _write_json(target, data)
     _prune(directory, keep)
     log.info("database backed up to %s", target)
@@ -237,6 +237,6 @@ async def restore(target: str, source: Path, now: datetime) -> dict[str, int]:
         _set_aside(Path(parsed.target), now.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ"))
     store = await Storage.open(target)
     try:
-        return await store._run(lambda c: _write_tables(c, data["tables"], replace=True))
+        return await store.run(lambda c: _write_tables(c, data["tables"], replace=True))
     finally:
         await store.close()

@@ -1,8 +1,8 @@
 """The storage facade's core: one backend (a SQLite file or a PostgreSQL pool), the transaction
 runner every query goes through, and the metadata table.
 
-`bot.storage.store.Storage` builds on it; the feature stores (`bot.storage.library`,
-`bot.storage.follows`) and the daily tables (`bot.storage.daily`) run their SQL through it.
+`bot.storage.store.Storage` builds on it; the feature stores (`bot.library.store`,
+`bot.follows.store`) and the daily tables (`bot.daily.tables`) run their SQL through it.
 """
 
 from __future__ import annotations
@@ -53,23 +53,19 @@ class StorageCore:
         self._closed = True
         await self._backend.close()
 
-    async def _run(self, fn: Callable[[Conn], T], write: bool = True, durable: bool = False) -> T:
-        """Run `fn` in one write transaction, or as a plain read; `durable`: fsync on SQLite."""
+    async def run(self, fn: Callable[[Conn], T], write: bool = True, durable: bool = False) -> T:
+        """Run `fn` in one write transaction, or as a plain read; `durable`: fsync on SQLite.
+        Every feature's queries (bot/daily/tables.py, bot/library/store.py,
+        bot/follows/store.py) go through here, one transaction per call."""
         if self._closed:
             raise StorageError("storage is closed")
         return await self._backend.run(fn, write, durable)
 
-    async def run(self, fn: Callable[[Conn], T], write: bool = True) -> T:
-        """One transaction (or plain read) for the feature stores in this package
-        (`bot.storage.library`, `bot.storage.follows`), which keep their SQL beside their
-        records."""
-        return await self._run(fn, write=write)
-
     async def column(self, sql: str, args: tuple[Any, ...]) -> list[Any]:
         """The first column of every row a read returns, in order."""
-        return await self._run(lambda c: [r[0] for r in c.execute(sql, args)], write=False)
+        return await self.run(lambda c: [r[0] for r in c.execute(sql, args)], write=False)
 
-    async def _one(
+    async def one(
         self,
         sql: str,
         args: tuple[Any, ...],
@@ -79,26 +75,26 @@ class StorageCore:
             row = c.execute(sql, args).fetchone()
             return None if row is None else make(row)
 
-        return await self._run(q, write=False)
+        return await self.run(q, write=False)
 
-    async def _all(self, sql: str, args: tuple[Any, ...], make: Callable[[Any], T]) -> list[T]:
-        return await self._run(lambda c: [make(r) for r in c.execute(sql, args)], write=False)
+    async def rows(self, sql: str, args: tuple[Any, ...], make: Callable[[Any], T]) -> list[T]:
+        return await self.run(lambda c: [make(r) for r in c.execute(sql, args)], write=False)
 
     # -- metadata -------------------------------------------------------------------------
 
     async def schema_version(self) -> int:
-        return await self._run(current_version)
+        return await self.run(current_version)
 
     async def journal_mode(self) -> str:
         if self.dialect != "sqlite":
             return "postgresql"
-        return str(await self._one("PRAGMA journal_mode", (), lambda r: r[0]))
+        return str(await self.one("PRAGMA journal_mode", (), lambda r: r[0]))
 
     async def get_meta(self, key: str) -> str | None:
-        return await self._one("SELECT value FROM meta WHERE key = ?", (key,), lambda r: r[0])
+        return await self.one("SELECT value FROM meta WHERE key = ?", (key,), lambda r: r[0])
 
     async def set_meta(self, key: str, value: str) -> None:
-        await self._run(
+        await self.run(
             lambda c: c.execute(
                 "INSERT INTO meta (key, value) VALUES (?, ?) "
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value",

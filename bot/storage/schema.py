@@ -4,7 +4,11 @@ Migrations are written once, in the SQL both engines accept, with one difference
 here: a Discord id needs 64 bits, which SQLite's INTEGER always has and PostgreSQL calls BIGINT.
 Timestamps are ISO-8601 UTC text in both, so ordering and comparisons behave identically.
 
-Version N's statements turn schema N-1 into N. Never edit a released version; append one.
+Version N is `migrations/NNNN_<what>.sql` (RoboDanny's ordered files): its statements turn
+schema N-1 into N. Never edit a released file; add the next one. The files are read when a
+database is migrated, never at import, and this module knows no feature: a feature's tables
+are created by its file, and its queries live with the feature (bot/daily/tables.py,
+bot/library/store.py, bot/follows/store.py).
 `migrate` runs inside the caller's transaction, which each backend makes exclusive (SQLite:
 BEGIN IMMEDIATE; PostgreSQL: an advisory lock), so two processes starting at once migrate once.
 """
@@ -14,9 +18,9 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable
+from functools import cache
+from importlib import resources
 from typing import Any, Protocol
-
-from bot.storage import follows, library
 
 log = logging.getLogger(__name__)
 
@@ -49,54 +53,34 @@ class Conn(Protocol):
     def executemany(self, sql: str, rows: Iterable[tuple[Any, ...]]) -> Any: ...
 
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (
-    (
-        """CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)""",
-        """CREATE TABLE schedules (
-            guild_id INTEGER PRIMARY KEY,
-            channel_id INTEGER NOT NULL,
-            post_time TEXT NOT NULL,
-            timezone TEXT NOT NULL,
-            topic TEXT,
-            enabled INTEGER NOT NULL DEFAULT 1,
-            stopped_reason TEXT,
-            start_date TEXT NOT NULL,
-            updated_at TEXT NOT NULL)""",
-        """CREATE TABLE pools (
-            guild_id INTEGER PRIMARY KEY,
-            seed INTEGER NOT NULL,
-            epoch INTEGER NOT NULL DEFAULT 0)""",
-        """CREATE TABLE picks (
-            guild_id INTEGER NOT NULL,
-            local_date TEXT NOT NULL,
-            paper_id TEXT NOT NULL,
-            epoch INTEGER NOT NULL,
-            marker TEXT NOT NULL,
-            state TEXT NOT NULL DEFAULT 'pending'
-                CHECK (state IN ('pending', 'sending', 'sent', 'failed')),
-            channel_id INTEGER,
-            message_id INTEGER,
-            attempts INTEGER NOT NULL DEFAULT 0,
-            error TEXT,
-            next_attempt_at TEXT,
-            first_attempt_at TEXT,
-            created_at TEXT NOT NULL,
-            updated_at TEXT NOT NULL,
-            sent_at TEXT,
-            PRIMARY KEY (guild_id, local_date))""",
-        """CREATE INDEX picks_by_epoch ON picks (guild_id, epoch)""",
-        """CREATE INDEX picks_by_state ON picks (guild_id, state)""",
-    ),
-    # 2: readers' libraries, server preferences, reactions; topic follows (issue 16).
-    library.MIGRATION + follows.MIGRATION,
-    # 3: a claim on a pick (who is sending it, until when), so two processes on one database
-    # never both send the same server's post.
-    (
-        """ALTER TABLE picks ADD COLUMN claim_owner TEXT""",
-        """ALTER TABLE picks ADD COLUMN claim_until TEXT""",
-    ),
-)
-SCHEMA_VERSION = len(MIGRATIONS)
+_FILE = re.compile(r"^(\d{4})_\w+\.sql$")
+_COMMENT = re.compile(r"^\s*--.*$", re.M)
+
+
+@cache
+def migrations() -> tuple[tuple[str, ...], ...]:
+    """Every migration's statements, version 1 first, read once from `migrations/`."""
+    folder = resources.files(__package__).joinpath("migrations")
+    named = sorted(
+        (int(found[1]), entry)
+        for entry in folder.iterdir()
+        if (found := _FILE.match(entry.name)) is not None
+    )
+    if [number for number, _ in named] != list(range(1, len(named) + 1)):
+        raise StorageError(f"migrations are not numbered 1..N: {[e.name for _, e in named]}")
+    return tuple(_statements(entry.read_text(encoding="utf-8")) for _, entry in named)
+
+
+def _statements(text: str) -> tuple[str, ...]:
+    """A migration file's statements: `;` ends one at the end of a line; `--` lines are notes."""
+    body = _COMMENT.sub("", text)
+    return tuple(s.strip() for s in re.split(r";\s*$", body, flags=re.M) if s.strip())
+
+
+def schema_version() -> int:
+    """The version this bot migrates to: the number of migration files."""
+    return len(migrations())
+
 
 # Every table the bot owns, parents before children: what `db copy` and exports move.
 TABLES: tuple[str, ...] = (
@@ -126,17 +110,19 @@ def current_version(conn: Conn) -> int:
     return int(row[0] or 0)
 
 
-def migrate(conn: Conn, target: int = SCHEMA_VERSION) -> list[int]:
+def migrate(conn: Conn, target: int | None = None) -> list[int]:
     """Bring the schema up to `target` inside the caller's transaction; the versions applied."""
+    steps = migrations()
+    target = len(steps) if target is None else target
     current = current_version(conn)
-    if current > SCHEMA_VERSION:
+    if current > len(steps):
         raise StorageError(
             f"database schema version {current} is newer than this bot understands "
-            f"({SCHEMA_VERSION}); upgrade the bot"
+            f"({len(steps)}); upgrade the bot"
         )
     applied = []
     for version in range(current + 1, target + 1):
-        for sql in MIGRATIONS[version - 1]:
+        for sql in steps[version - 1]:
             conn.execute(statement_for(sql, conn.dialect))
         conn.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
         log.info("database migrated to schema version %d", version)

@@ -1,31 +1,29 @@
-"""The bot's database, opened from a URL: schedules, pick history, pool state and metadata
-(bot/storage/daily.py, bot/storage/core.py) and the feature stores built over it.
+"""The bot's database, opened from a URL: the storage core (bot/storage/core.py) every feature's
+tables are built over (bot/daily/tables.py, bot/library/store.py, bot/follows/store.py).
 
 `Storage` is backend-neutral: every method is a small async call running one transaction
 function on the backend chosen by the URL (`bot.storage.sqlite` embedded by default,
 `bot.storage.postgres` when DATABASE_URL names a server). The SQL is written once, in the
 dialect both engines share, so switching is configuration.
 
-Exactly once across processes: before a post is sent its pick is *claimed* (`claim_pick`): a
-conditional update that only one transaction can win, recording the claimant and a lease. A
-second process (misconfigured shards, an overlapping deploy, a restart while the first still
-runs) sees the claim and waits for the lease instead of sending again.
+Exactly once across processes: before a post is sent its pick is *claimed*
+(`DailyTables.mark_sending`): a conditional update that only one transaction can win,
+recording the claimant and a lease. A second process (misconfigured shards, an overlapping
+deploy, a restart while the first still runs) sees the claim and waits for the lease instead
+of sending again.
 """
 
 from __future__ import annotations
 
-from bot.storage.core import Backend
-from bot.storage.daily import DailyTables
-from bot.storage.records import Pick, PoolState, Schedule
+from bot.storage.core import Backend, StorageCore
 from bot.storage.schema import StorageError
 from bot.storage.urls import parse_database_url
 
-__all__ = ["Backend", "Pick", "PoolState", "Schedule", "Storage", "StorageError"]
+__all__ = ["Backend", "Storage", "StorageError"]
 
 
-class Storage(DailyTables):
-    """The database of the bot: the core (bot/storage/core.py), the daily tables
-    (bot/storage/daily.py), and the feature stores built over it."""
+class Storage(StorageCore):
+    """The database of the bot, opened from a URL; the features' tables are built over it."""
 
     @classmethod
     async def open(cls, url: str, *, migrate: bool = True) -> Storage:

@@ -13,9 +13,9 @@ import pytest_asyncio
 
 from bot.app.client import PaperBot
 from bot.config import LibrarySettings, SearchSettings
+from bot.follows.store import Follows
 from bot.papers.records import Link, Paper
 from bot.search.engine import SearchEngine
-from bot.storage.follows import Follows
 from bot.storage.store import Storage
 from tests.app.daily.support import until
 from tests.app.helpers import TOKEN, answered, make_bot, make_settings

@@ -110,7 +110,7 @@ async def test_save_from_search_detail_show_read_remove(env: tuple[FakeDiscord, 
 
 async def test_library_pages_newest_first(env: tuple[FakeDiscord, PaperBot], engine) -> None:
     fake, bot = env
-    from bot.storage.library import Library
+    from bot.library.store import Library
 
     store = Library(bot.storage)  # type: ignore[arg-type]
     from datetime import UTC, datetime, timedelta
@@ -135,7 +135,7 @@ async def test_export_bibtex_parses_back_with_every_field(
     env: tuple[FakeDiscord, PaperBot],
 ) -> None:
     fake, bot = env
-    from bot.storage.library import Library
+    from bot.library.store import Library
 
     store = Library(bot.storage)  # type: ignore[arg-type]
     from bot.app.library import now
@@ -178,7 +178,7 @@ async def test_export_bibtex_parses_back_with_every_field(
 async def test_export_markdown_and_csv(env: tuple[FakeDiscord, PaperBot]) -> None:
     fake, bot = env
     from bot.app.library import now
-    from bot.storage.library import Library
+    from bot.library.store import Library
 
     store = Library(bot.storage)  # type: ignore[arg-type]
     empty = await _slash(fake, "library export", {"format": "csv"})
@@ -201,8 +201,8 @@ async def test_export_markdown_and_csv(env: tuple[FakeDiscord, PaperBot]) -> Non
 async def test_clear_asks_then_deletes_everything(env: tuple[FakeDiscord, PaperBot]) -> None:
     fake, bot = env
     from bot.app.library import now
-    from bot.storage.follows import Follows
-    from bot.storage.library import Library
+    from bot.follows.store import Follows
+    from bot.library.store import Library
 
     store = Library(bot.storage)  # type: ignore[arg-type]
     alice = int(fake.alice.id)
@@ -261,7 +261,7 @@ async def test_remove_and_read_autocomplete_offer_the_readers_own_saved_papers(
     fake, bot = env
     from datetime import UTC, datetime
 
-    from bot.storage.library import Library
+    from bot.library.store import Library
 
     store = Library(bot.storage)  # type: ignore[arg-type]
     when = datetime(2026, 1, 1, tzinfo=UTC)

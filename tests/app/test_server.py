@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.storage.library import Library
+from bot.library.store import Library
 from tests.app.daily.support import DUE, DailyEnv, text_of, until
 from tests.app.helpers import answered
 

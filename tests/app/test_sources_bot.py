@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from bot.config import load_settings
+from bot.daily.tables import DailyTables
 from bot.search.engine import SearchEngine
 from bot.search.recent import stamp
 from bot.storage.store import Storage
@@ -192,7 +193,7 @@ async def test_daily_pool_new_through_discord(fake_discord: FakeDiscord, connect
         assert "new papers first" in json.dumps(status.embed)
         env.clock.advance_to(DUE)
         await env.wait_state(fake_discord.guild, "sent")
-        pick = await env.storage.get_pick(int(fake_discord.guild.id), "2025-03-01")
+        pick = await DailyTables(env.storage).get_pick(int(fake_discord.guild.id), "2025-03-01")
         assert pick.paper_id.startswith("arxiv:")
         bad = await env.slash("daily set", {**options, "pool": "fresh"}, ephemeral=True)
         assert bad.embed["description"]

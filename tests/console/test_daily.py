@@ -25,9 +25,10 @@ from bot.app import render
 from bot.config import Settings, StorageSettings
 from bot.console.daily import parse_set
 from bot.console.repl import Console
+from bot.daily.records import Schedule
 from bot.daily.servers import CONSOLE_SERVER
+from bot.daily.tables import DailyTables
 from bot.search.engine import SearchEngine
-from bot.storage.records import Schedule
 from bot.storage.store import Storage
 
 START = datetime(2025, 3, 1, 6, 0, tzinfo=UTC)  # 07:00 in Paris
@@ -224,7 +225,7 @@ def test_bad_input_gets_discords_message_and_changes_nothing(
     async def stored() -> Schedule | None:
         storage = await Storage.open(str(database))
         try:
-            return await storage.get_schedule(CONSOLE_SERVER)
+            return await DailyTables(storage).get_schedule(CONSOLE_SERVER)
         finally:
             await storage.close()
 

@@ -6,7 +6,7 @@ import asyncio
 import io
 
 from bot.console.cli import main
-from bot.storage.schema import SCHEMA_VERSION
+from bot.storage.schema import schema_version
 from tests.storage.test_admin import ROWS, big_sqlite, fill, snapshot, truncate
 
 
@@ -20,11 +20,11 @@ async def run(*argv: str) -> tuple[int, str, str]:
 async def test_migrate_check_backup_restore(tmp_path, database_url):
     code, out, _ = await run("db", "--url", database_url, "migrate")
     assert code == 0
-    assert out.strip().endswith(f"-> {SCHEMA_VERSION}")
+    assert out.strip().endswith(f"-> {schema_version()}")
     await fill(database_url)
     code, out, _ = await run("db", "--url", database_url, "check")
     assert code == 0
-    assert f"schema version {SCHEMA_VERSION}/{SCHEMA_VERSION}" in out
+    assert f"schema version {schema_version()}/{schema_version()}" in out
     assert "picks 6" in out
     code, out, _ = await run("db", "--url", database_url, "backup", "--to", str(tmp_path / "b"))
     assert code == 0, out

@@ -10,6 +10,7 @@ import pytest
 from bot.config import DailySettings
 from bot.daily.rules import DailyError, due_instant
 from bot.daily.scheduler import DailyRequest, DailyScheduler, PermanentPostError, TransientPostError
+from bot.daily.tables import DailyTables
 from bot.storage.store import Storage
 from tests.storage import history
 
@@ -196,7 +197,7 @@ async def test_bad_input_saves_nothing(h):
     ]:
         with pytest.raises(DailyError, match=needle):
             await h.sched.set_schedule(DailyRequest(1, 10, *args))
-    assert await h.storage.get_schedule(1) is None
+    assert await DailyTables(h.storage).get_schedule(1) is None
     assert await h.sched.next_wakeup() is None
 
 
@@ -241,13 +242,13 @@ async def test_crash_around_the_send_never_double_posts(h, when):
     h.clock.set(datetime(2025, 3, 1, 9, 0, tzinfo=UTC))
     with pytest.raises(Crash):
         await h.sched.run_due()
-    assert (await h.storage.get_pick(1, "2025-03-01")).state == "sending"
+    assert (await DailyTables(h.storage).get_pick(1, "2025-03-01")).state == "sending"
     await h.restart()
     h.clock.set(datetime(2025, 3, 1, 9, 7, tzinfo=UTC))
     outcomes = await h.sched.run_due()
     assert [o.result for o in outcomes] == ["found" if when == "crash-after" else "sent"]
     assert len(h.poster.messages) == 1
-    pick = await h.storage.get_pick(1, "2025-03-01")
+    pick = await DailyTables(h.storage).get_pick(1, "2025-03-01")
     assert pick.state == "sent"
     assert pick.message_id == h.poster.messages[0].id
 
@@ -263,7 +264,7 @@ async def test_crash_then_days_of_downtime_settles_the_old_day_without_resending
     await h.restart()
     outcomes = await h.sched.run_due()
     assert [(o.result, o.local_date.day) for o in outcomes] == [("resolved", 1), ("sent", 3)]
-    old = await h.storage.get_pick(1, "2025-03-01")
+    old = await DailyTables(h.storage).get_pick(1, "2025-03-01")
     assert old.state == state
     assert [m.local_date.day for m in h.poster.messages] == (
         [1, 3] if when == "crash-after" else [3]
@@ -281,7 +282,7 @@ async def test_transient_failures_back_off_then_succeed(h):
     times = {m.guild_id: m.at - datetime(2025, 3, 1, 9, 0, tzinfo=UTC) for m in h.poster.messages}
     # guild 1: Retry-After 100 s beats the 30 s backoff, then a 502 doubles it to 60 s.
     assert times == {1: timedelta(seconds=160), 2: timedelta(0)}
-    pick = await h.storage.get_pick(1, "2025-03-01")
+    pick = await DailyTables(h.storage).get_pick(1, "2025-03-01")
     assert pick.state == "sent"
     assert pick.attempts == 3
 
@@ -290,7 +291,7 @@ async def test_transient_failures_give_up_within_the_day_and_resume(h):
     await h.sched.set_schedule(DailyRequest(1, 10, "09:00", "UTC"))
     h.poster.script = [TransientPostError("503")] * 100
     await h.run_until(datetime(2025, 3, 1, 23, 0, tzinfo=UTC))
-    pick = await h.storage.get_pick(1, "2025-03-01")
+    pick = await DailyTables(h.storage).get_pick(1, "2025-03-01")
     assert pick.state == "failed"
     assert "gave up" in pick.error
     assert pick.updated_at <= datetime(2025, 3, 1, 15, 0, tzinfo=UTC)  # 6-hour window
@@ -518,7 +519,7 @@ async def test_system_clock_loop_starts_and_stops(database_url):
 async def test_new_pool_prefers_papers_added_since_the_last_post(h):
     with pytest.raises(DailyError, match="Unknown pool"):
         await h.sched.set_schedule(DailyRequest(1, 10, "09:00", "UTC", pool="fresh"))
-    assert await h.storage.get_schedule(1) is None
+    assert await DailyTables(h.storage).get_schedule(1) is None
     await h.sched.set_schedule(DailyRequest(1, 10, "09:00", "UTC", pool="new"))
     assert await h.sched.pool_mode(1) == "new"
     assert await h.sched.pool_mode(2) == "all"

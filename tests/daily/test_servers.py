@@ -12,6 +12,7 @@ from pathlib import Path
 
 from bot.daily.scheduler import DailyRequest, DailyScheduler
 from bot.daily.servers import CONSOLE_CHANNEL, CONSOLE_SERVER
+from bot.daily.tables import DailyTables
 from bot.storage.store import Storage
 
 NOW = datetime(2025, 3, 1, 7, 0, tzinfo=UTC)
@@ -62,7 +63,7 @@ async def test_the_bot_never_posts_the_consoles_schedule_nor_the_console_a_serve
         assert [(o.guild_id, o.result) for o in console_posts] == [(CONSOLE_SERVER, "sent")]
         assert bot.sent == [(GUILD, CHANNEL)]
         assert console.sent == [(CONSOLE_SERVER, CONSOLE_CHANNEL)]
-        schedule = await storage.get_schedule(CONSOLE_SERVER)
+        schedule = await DailyTables(storage).get_schedule(CONSOLE_SERVER)
         assert schedule is not None
         assert schedule.active
     finally:

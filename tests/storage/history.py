@@ -6,7 +6,7 @@ here rather than on `Storage`.
 
 from __future__ import annotations
 
-from bot.storage.records import Pick
+from bot.daily.records import Pick
 from bot.storage.rows import from_row
 from bot.storage.store import Storage
 

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from bot.config import StorageSettings
+from bot.daily.tables import DailyTables
+from bot.follows.store import Follows
+from bot.library.store import Library
 from bot.storage import admin
-from bot.storage.follows import Follows
-from bot.storage.library import Library
-from bot.storage.schema import SCHEMA_VERSION, StorageError
+from bot.storage.schema import StorageError, schema_version
 from bot.storage.sqlite import DatabaseDamaged
 from bot.storage.store import Storage
 from tests.storage import history
@@ -50,12 +51,14 @@ async def fill(url: str, guilds: int = 3) -> None:
         await follows.claim(follow, ["p2"], NOW)
         for g in range(1, guilds + 1):
             guild = (1 << 40) + g  # ids past 32 bits, as Discord's are
-            await store.save_schedule(guild, guild + 1, "09:00", "UTC", "rl", "2025-03-01", NOW)
-            await store.pool(guild, new_seed=g)
-            await store.create_pick(guild, "2025-03-01", f"p{g}", 0, f"m{g}", NOW)
-            await store.mark_sending(guild, "2025-03-01", guild + 1, NOW)
-            await store.mark_sent(guild, "2025-03-01", (1 << 50) + g, NOW)
-            await store.create_pick(guild, "2025-03-02", f"q{g}", 0, f"n{g}", NOW)
+            await DailyTables(store).save_schedule(
+                guild, guild + 1, "09:00", "UTC", "rl", "2025-03-01", NOW
+            )
+            await DailyTables(store).pool(guild, new_seed=g)
+            await DailyTables(store).create_pick(guild, "2025-03-01", f"p{g}", 0, f"m{g}", NOW)
+            await DailyTables(store).mark_sending(guild, "2025-03-01", guild + 1, NOW)
+            await DailyTables(store).mark_sent(guild, "2025-03-01", (1 << 50) + g, NOW)
+            await DailyTables(store).create_pick(guild, "2025-03-02", f"q{g}", 0, f"n{g}", NOW)
     finally:
         await store.close()
 
@@ -65,9 +68,9 @@ async def snapshot(url: str) -> dict:
     try:
         return {
             "meta": await store.get_meta("commands_hash:1:global"),
-            "schedules": [await store.get_schedule((1 << 40) + g) for g in (1, 2, 3)],
+            "schedules": [await DailyTables(store).get_schedule((1 << 40) + g) for g in (1, 2, 3)],
             "picks": [await history.picks(store, (1 << 40) + g) for g in (1, 2, 3)],
-            "pools": [await store.pool((1 << 40) + g, new_seed=99) for g in (1, 2, 3)],
+            "pools": [await DailyTables(store).pool((1 << 40) + g, new_seed=99) for g in (1, 2, 3)],
             "saved": await Library(store).all((1 << 45) + 7),
             "venue": await Library(store).default_venue((1 << 40) + 1),
             "follows": await Follows(store).personal((1 << 45) + 7),
@@ -144,7 +147,9 @@ async def test_restore_from_a_backup_on_either_backend(tmp_path, database_url):
     before = await snapshot(database_url)
     store = await Storage.open(database_url)
     path = await admin.backup(store, tmp_path / "b", 2, NOW)
-    await store.save_schedule((1 << 40) + 1, 5, "10:00", "UTC", None, "2025-03-05", NOW)
+    await DailyTables(store).save_schedule(
+        (1 << 40) + 1, 5, "10:00", "UTC", None, "2025-03-05", NOW
+    )
     await store.close()
     assert await snapshot(database_url) != before
     await admin.restore(database_url, path, NOW)
@@ -162,7 +167,7 @@ async def test_copy_sqlite_to_postgresql_keeps_everything(tmp_path, pg_server):
         await admin.copy(source, target)
     assert (await admin.copy(source, target, replace=True))["picks"] == 6
     report = await admin.check(target)
-    assert report.version == SCHEMA_VERSION
+    assert report.version == schema_version()
     assert report.rows["picks"] == 6
 
 

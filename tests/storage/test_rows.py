@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from bot.storage.records import Schedule
+from bot.daily.records import Schedule
 from bot.storage.rows import from_row, ts
 
 

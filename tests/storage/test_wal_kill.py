@@ -22,16 +22,18 @@ from bot.config import PROJECT_ROOT
 WRITER = """
 import asyncio, sys
 from datetime import UTC, datetime
+from bot.daily.tables import DailyTables
 from bot.storage.store import Storage
 
 async def main(path):
     store = await Storage.open(path)
+    tables = DailyTables(store)
     n = 0
     while True:
         n += 1
         now = datetime.now(UTC)
         await store.set_meta("counter", str(n))
-        await store.save_schedule(n % 50, n, "09:00", "UTC", "topic %d" % n, "2026-01-01", now)
+        await tables.save_schedule(n % 50, n, "09:00", "UTC", "topic %d" % n, "2026-01-01", now)
         print(n, flush=True)
 
 asyncio.run(main(sys.argv[1]))

@@ -18,8 +18,8 @@ from discord.ext import commands
 
 from bot.app import library, markdown, notify, respond
 from bot.app.checks import manager_only, stored_autocomplete
+from bot.follows.store import Follows
 from bot.search.results import EmptyQuery
-from bot.storage.follows import Follows
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot

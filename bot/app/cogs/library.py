@@ -1,7 +1,7 @@
 """`/library show|remove|read|export|clear`: a reader's saved papers (saved with the Save button).
 
 Every answer is ephemeral: a library is personal. The work is in `bot.app.library` (shared with
-the console) and `bot.storage.library`; this cog only translates commands.
+the console) and `bot.library.store`; this cog only translates commands.
 """
 
 from __future__ import annotations

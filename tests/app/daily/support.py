@@ -17,6 +17,7 @@ import pytest_asyncio
 
 from bot.app.client import PaperBot
 from bot.config import DailySettings
+from bot.daily.tables import DailyTables
 from bot.search.engine import SearchEngine
 from bot.storage.store import Storage
 from tests.app.helpers import TOKEN, answered, make_bot, make_settings
@@ -147,7 +148,7 @@ class DailyEnv:
 
     async def pick_state(self, guild: FakeGuild, day: str = "2025-03-01") -> str | None:
         assert self.storage is not None
-        pick = await self.storage.get_pick(int(guild.id), day)
+        pick = await DailyTables(self.storage).get_pick(int(guild.id), day)
         return pick.state if pick else None
 
     async def wait_state(self, guild: FakeGuild, state: str, day: str = "2025-03-01") -> None:

@@ -16,6 +16,7 @@ import discord
 import pytest
 
 from bot.app.client import PaperBot
+from bot.daily.tables import DailyTables
 from tests.app.daily.support import (
     DUE,
     DailyEnv,
@@ -59,7 +60,9 @@ async def test_non_manager_is_refused_server_side(daily_env: DailyEnv, sub: str)
         f"daily {sub}", options, user=daily_env.fake.alice, ephemeral=True
     )
     assert "Manage Server" in reply.embed["description"]
-    assert await daily_env.bot.storage.get_schedule(int(daily_env.fake.guild.id)) is None
+    assert (
+        await DailyTables(daily_env.bot.storage).get_schedule(int(daily_env.fake.guild.id)) is None
+    )
     assert daily_env.fake.channel_messages(daily_env.papers) == []
 
 
@@ -80,7 +83,9 @@ async def test_bad_input_is_an_ephemeral_error_and_nothing_is_saved(
     reply = await daily_env.set_daily(time=time, timezone=zone, topic=topic, ephemeral=True)
     assert needle in reply.embed["description"]
     assert "Nothing was saved" in reply.embed["description"]
-    assert await daily_env.bot.storage.get_schedule(int(daily_env.fake.guild.id)) is None
+    assert (
+        await DailyTables(daily_env.bot.storage).get_schedule(int(daily_env.fake.guild.id)) is None
+    )
     status = await daily_env.slash("daily status")
     assert status.embed["title"] == "Paper of the day: not set up"
 
@@ -107,7 +112,7 @@ async def test_bot_permissions_in_the_channel_are_checked(daily_env: DailyEnv) -
         mute.channel("daily"), user=daily_env.fake.owner, ephemeral=True
     )
     assert "missing **Embed Links**" in refused.embed["description"]
-    assert await daily_env.bot.storage.get_schedule(int(mute.id)) is None
+    assert await DailyTables(daily_env.bot.storage).get_schedule(int(mute.id)) is None
     accepted = await daily_env.set_daily(
         no_threads.channel("daily"), user=daily_env.fake.owner, ephemeral=True
     )
@@ -307,4 +312,4 @@ async def test_daily_set_with_a_voice_or_forum_channel_names_the_kinds_that_work
         == f"I can't use a {word} channel for this option: it takes text or announcement channels."
     )
     assert "<" not in text
-    assert await daily_env.bot.storage.get_schedule(int(guild.id)) is None
+    assert await DailyTables(daily_env.bot.storage).get_schedule(int(guild.id)) is None

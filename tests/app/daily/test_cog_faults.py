@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from bot.daily.tables import DailyTables
 from tests.app.daily.support import (
     DUE,
     DailyEnv,
@@ -33,7 +34,7 @@ async def test_rate_limit_then_success_posts_exactly_once(daily_env: DailyEnv) -
     await daily_env.wait_state(daily_env.fake.guild, "sent")
     assert statuses(daily_env) == [429, 200]  # discord.py waited Retry-After and resent
     assert len(daily_env.fake.channel_messages(daily_env.papers)) == 1
-    pick = await daily_env.storage.get_pick(int(daily_env.fake.guild.id), "2025-03-01")
+    pick = await DailyTables(daily_env.storage).get_pick(int(daily_env.fake.guild.id), "2025-03-01")
     assert pick.attempts == 1
     assert pick.error is None
     assert len(daily_env.fake.threads) == 1
@@ -82,7 +83,7 @@ async def test_send_that_times_out_but_arrives_is_found_not_resent(
     await daily_env.wait_state(daily_env.fake.guild, "pending")
     daily_env.clock.advance(seconds=30)
     await daily_env.wait_state(daily_env.fake.guild, "sent")
-    pick = await daily_env.storage.get_pick(int(daily_env.fake.guild.id), "2025-03-01")
+    pick = await DailyTables(daily_env.storage).get_pick(int(daily_env.fake.guild.id), "2025-03-01")
     assert pick.message_id == int(arrived["id"])
     assert len(daily_env.fake.channel_messages(daily_env.papers)) == 1
     assert len(statuses(daily_env)) == 1
@@ -165,7 +166,7 @@ async def test_post_found_after_more_than_100_newer_messages_is_not_resent(
         )
     daily_env.clock.advance(seconds=30)
     await daily_env.wait_state(daily_env.fake.guild, "sent")
-    pick = await daily_env.storage.get_pick(int(daily_env.fake.guild.id), "2025-03-01")
+    pick = await DailyTables(daily_env.storage).get_pick(int(daily_env.fake.guild.id), "2025-03-01")
     assert pick.message_id == int(arrived["id"])
     mine = [
         m

@@ -27,6 +27,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.config import load_settings
+from bot.daily.tables import DailyTables
 from bot.search.engine import SearchEngine
 from bot.shards import shard_of
 from bot.storage.store import Storage
@@ -189,7 +190,9 @@ async def run_day(
     try:
         now = datetime.now(UTC)
         for guild, channel in zip(guilds, channels, strict=True):
-            await storage.save_schedule(int(guild.id), int(channel.id), at, zone, None, day, now)
+            await DailyTables(storage).save_schedule(
+                int(guild.id), int(channel.id), at, zone, None, day, now
+            )
         config = write_config(root, url)
         # The index is built once here; both processes then map the same saved files.
         await asyncio.to_thread(SearchEngine.load, load_settings(config, env={}))
@@ -208,7 +211,7 @@ async def run_day(
             await until(lambda: posts(fake, channels) == SERVERS, "every server's post", fleet)
 
             async def all_sent() -> bool:
-                picks = [await storage.get_pick(int(g.id), day) for g in guilds]
+                picks = [await DailyTables(storage).get_pick(int(g.id), day) for g in guilds]
                 return all(p is not None and p.state == "sent" for p in picks)
 
             await until(all_sent, "every pick recorded as sent", fleet)
@@ -218,7 +221,7 @@ async def run_day(
         for guild, channel in zip(guilds, channels, strict=True):
             messages = fake.channel_messages(channel)
             assert len(messages) == 1, f"server {guild.name}: {len(messages)} posts"
-            pick = await storage.get_pick(int(guild.id), day)
+            pick = await DailyTables(storage).get_pick(int(guild.id), day)
             assert pick is not None
             assert (pick.state, pick.message_id) == ("sent", int(messages[0]["id"]))
     finally:

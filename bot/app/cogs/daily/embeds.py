@@ -18,8 +18,8 @@ import discord
 
 from bot.app import limits, render
 from bot.app.markdown import masked_link
+from bot.daily.records import DailyStatus, Pick
 from bot.papers.records import Paper
-from bot.storage.records import DailyStatus, Pick
 
 EXCERPT = 700  # characters of abstract in the post: a teaser, the thread is for discussion
 FOOTER_LABEL = "Paper of the day"

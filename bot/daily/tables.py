@@ -1,7 +1,7 @@
 """The paper-of-the-day tables: schedules, each server's pool state and its pick history.
 
-Part of `Storage` (a base class of it, so callers keep one object); the exactly-once claim is
-described in `bot.storage.store`.
+The exactly-once claim (`mark_sending`) is described in `bot.daily.delivery`; the tables are
+created by `bot/storage/migrations/0001_daily.sql` and `0003_pick_claims.sql`.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from bot.daily.records import Pick, PoolState, Schedule
 from bot.storage.core import StorageCore
-from bot.storage.records import Pick, PoolState, Schedule
 from bot.storage.rows import from_row, ts
 from bot.storage.schema import Conn, StorageError
 
@@ -23,17 +23,23 @@ def _pick(row: Any) -> Pick:
     return from_row(Pick, row)
 
 
-class DailyTables(StorageCore):
-    """Schedules, pool state and picks over the storage core."""
+class DailyTables:
+    """Schedules, pool state and picks over one `Storage` (composed, not inherited: the storage
+    package knows no feature)."""
+
+    def __init__(self, storage: StorageCore) -> None:
+        self.storage = storage
 
     # -- schedules ------------------------------------------------------------------------
 
     async def get_schedule(self, guild_id: int) -> Schedule | None:
-        return await self._one("SELECT * FROM schedules WHERE guild_id = ?", (guild_id,), _schedule)
+        return await self.storage.one(
+            "SELECT * FROM schedules WHERE guild_id = ?", (guild_id,), _schedule
+        )
 
     async def active_schedules(self) -> list[Schedule]:
         """Schedules that should post: enabled and not stopped by a permanent error."""
-        return await self._all(
+        return await self.storage.rows(
             "SELECT * FROM schedules WHERE enabled = 1 AND stopped_reason "
             "IS NULL ORDER BY guild_id",
             (),
@@ -77,11 +83,11 @@ class DailyTables(StorageCore):
                 c.execute("SELECT * FROM schedules WHERE guild_id = ?", (guild_id,)).fetchone()
             )
 
-        return await self._run(q)
+        return await self.storage.run(q)
 
     async def disable_schedule(self, guild_id: int, now: datetime) -> bool:
         """Turn a schedule off; history and pool state are kept. False if there was none."""
-        return await self._run(
+        return await self.storage.run(
             lambda c: (
                 c.execute(
                     "UPDATE schedules SET enabled = 0, updated_at = ? "
@@ -94,7 +100,7 @@ class DailyTables(StorageCore):
 
     async def stop_schedule(self, guild_id: int, reason: str, now: datetime) -> None:
         """Stop a server's schedule for a reason shown in /daily status (cleared by /daily set)."""
-        await self._run(lambda c: _stop(c, guild_id, reason, now))
+        await self.storage.run(lambda c: _stop(c, guild_id, reason, now))
 
     # -- pool state -----------------------------------------------------------------------
 
@@ -123,12 +129,12 @@ class DailyTables(StorageCore):
                 row["guild_id"], row["seed"], row["epoch"], drawn, None if last is None else last[0]
             )
 
-        return await self._run(q)
+        return await self.storage.run(q)
 
     # -- picks ----------------------------------------------------------------------------
 
     async def get_pick(self, guild_id: int, local_date: str) -> Pick | None:
-        return await self._one(_PICK, (guild_id, local_date), _pick)
+        return await self.storage.one(_PICK, (guild_id, local_date), _pick)
 
     async def create_pick(
         self, guild_id: int, local_date: str, paper_id: str, epoch: int, marker: str, now: datetime
@@ -153,7 +159,7 @@ class DailyTables(StorageCore):
                 )
             return _pick(c.execute(_PICK, (guild_id, local_date)).fetchone())
 
-        return await self._run(q)
+        return await self.storage.run(q)
 
     async def replace_pick(
         self, guild_id: int, local_date: str, paper_id: str, epoch: int, marker: str, now: datetime
@@ -176,7 +182,7 @@ class DailyTables(StorageCore):
                 raise StorageError(f"no pick for guild {guild_id} on {local_date}")
             return _pick(row)
 
-        return await self._run(q)
+        return await self.storage.run(q)
 
     async def _update_pick(
         self,
@@ -200,7 +206,7 @@ class DailyTables(StorageCore):
                 _stop(c, guild_id, stop_reason, now)
             return _pick(row)
 
-        return await self._run(q, durable=durable)
+        return await self.storage.run(q, durable=durable)
 
     async def mark_sending(
         self,
@@ -249,7 +255,7 @@ class DailyTables(StorageCore):
                 return None
             return _pick(c.execute(_PICK, (guild_id, local_date)).fetchone())
 
-        return await self._run(q, durable=True)
+        return await self.storage.run(q, durable=True)
 
     async def mark_sent(
         self,
@@ -293,7 +299,7 @@ class DailyTables(StorageCore):
 
     async def attempted_unfinished(self) -> list[Pick]:
         """Attempted picks not yet confirmed (in flight, retrying, or cut short by a crash)."""
-        return await self._all(
+        return await self.storage.rows(
             "SELECT * FROM picks WHERE state = 'sending' OR (state = "
             "'pending' AND attempts > 0) ORDER BY guild_id, local_date",
             (),
@@ -302,14 +308,14 @@ class DailyTables(StorageCore):
 
     async def recent_picks(self, since: str) -> list[Pick]:
         """Every server's picks from local date `since` on: one query plans all servers."""
-        return await self._all(
+        return await self.storage.rows(
             "SELECT * FROM picks WHERE local_date >= ? ORDER BY guild_id, local_date",
             (since,),
             _pick,
         )
 
     async def last_sent(self, guild_id: int) -> Pick | None:
-        return await self._one(
+        return await self.storage.one(
             "SELECT * FROM picks WHERE guild_id = ? AND state = 'sent' "
             "ORDER BY local_date DESC LIMIT 1",
             (guild_id,),

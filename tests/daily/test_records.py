@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from typing import get_args
 
-from bot.storage.records import PickState
-from bot.storage.schema import MIGRATIONS
+from bot.daily.records import PickState
+from bot.storage.schema import migrations
 
 
 def test_pick_states_are_the_ones_the_picks_table_allows() -> None:
-    sql = " ".join(" ".join(step) for step in MIGRATIONS)
+    sql = " ".join(" ".join(step) for step in migrations())
     check = re.search(r"state IN \(([^)]*)\)", sql)
     assert check is not None, "the picks table lost its CHECK on state"
     allowed = re.findall(r"'(\w+)'", check.group(1))

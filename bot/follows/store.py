@@ -9,7 +9,7 @@ follower" holds even when one reader has two follows that both match a paper. A 
 `dm:{user id}` or `ch:{channel id}`. Deliveries are recorded *before* the message is sent
 (at most once: a crash mid-send loses a notice rather than repeating it).
 
-Same SQL dialect rules as `bot.storage.library` (portable to PostgreSQL).
+Same SQL dialect rules as `bot.library.store` (portable to PostgreSQL).
 """
 
 from __future__ import annotations
@@ -24,29 +24,6 @@ from bot.storage.rows import from_row, ts
 
 if TYPE_CHECKING:
     from bot.storage.store import Storage
-
-MIGRATION: tuple[str, ...] = (
-    """CREATE TABLE follows (
-        follow_id TEXT PRIMARY KEY,
-        user_id INTEGER NOT NULL,
-        guild_id INTEGER,
-        channel_id INTEGER,
-        query TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        disabled_reason TEXT)""",
-    """CREATE INDEX follows_by_user ON follows (user_id)""",
-    """CREATE INDEX follows_by_guild ON follows (guild_id)""",
-    """CREATE TABLE deliveries (
-        target TEXT NOT NULL,
-        paper_id TEXT NOT NULL,
-        follow_id TEXT NOT NULL,
-        batch_id TEXT NOT NULL,
-        position INTEGER NOT NULL,
-        sent_at TEXT NOT NULL,
-        PRIMARY KEY (target, paper_id))""",
-    """CREATE INDEX deliveries_by_batch ON deliveries (batch_id, position)""",
-    """CREATE TABLE corpus_papers (paper_id TEXT PRIMARY KEY, added_at TEXT NOT NULL)""",
-)
 
 
 @dataclass(frozen=True, slots=True)

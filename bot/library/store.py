@@ -3,7 +3,7 @@
 Everything here goes through `Storage.run`, one transaction per call, with SQL that SQLite and
 PostgreSQL both accept (`ON CONFLICT ... DO`, no AUTOINCREMENT, ISO-8601 UTC text timestamps),
 so the move to PostgreSQL changes the connection, not these queries. The tables are created by
-`MIGRATION`, which `bot.storage.sqlite` appends to its ordered migrations.
+`bot/storage/migrations/0002_library_follows.sql`.
 """
 
 from __future__ import annotations
@@ -16,30 +16,6 @@ from bot.storage.rows import from_row, ts
 
 if TYPE_CHECKING:
     from bot.storage.store import Storage
-
-MIGRATION: tuple[str, ...] = (
-    """CREATE TABLE saved (
-        user_id INTEGER NOT NULL,
-        paper_id TEXT NOT NULL,
-        guild_id INTEGER,
-        saved_at TEXT NOT NULL,
-        read_at TEXT,
-        PRIMARY KEY (user_id, paper_id))""",
-    """CREATE INDEX saved_by_guild ON saved (guild_id, saved_at)""",
-    """CREATE TABLE guild_prefs (
-        guild_id INTEGER PRIMARY KEY,
-        default_venue TEXT,
-        updated_at TEXT NOT NULL)""",
-    """CREATE TABLE reactions (
-        guild_id INTEGER NOT NULL,
-        message_id INTEGER NOT NULL,
-        paper_id TEXT NOT NULL,
-        user_id INTEGER NOT NULL,
-        emoji TEXT NOT NULL,
-        reacted_at TEXT NOT NULL,
-        PRIMARY KEY (message_id, user_id, emoji))""",
-    """CREATE INDEX reactions_by_guild ON reactions (guild_id, reacted_at)""",
-)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest_asyncio
 
-from bot.storage.follows import Follows
-from bot.storage.library import Library
+from bot.follows.store import Follows
+from bot.library.store import Library
 from bot.storage.store import Storage
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
