@@ -102,7 +102,7 @@ def _timed(fn: Any, *args: Any, **kwargs: Any) -> tuple[float, Any]:
 
 def main() -> int:
     from bot.app import render
-    from bot.app.cogs.daily.embeds import daily_embed
+    from bot.app.exts.daily.embeds import daily_embed
     from bot.papers.corpus import load_corpus
     from bot.papers.latex import latex_to_unicode
     from bot.papers.records import Paper

@@ -259,7 +259,7 @@ def test_unknown_key_never_echoes_its_value(tmp_path):
         ("[search]\npage_size = 2.5\n", "[search] page_size must be a whole number, got 2.5"),
         ('[discord]\nephemeral = "yes"\n', "[discord] ephemeral must be true or false, got 'yes'"),
         ('[corpus]\nfiles = "a.jsonl"\n', "[corpus] files must be a list of paths, got 'a.jsonl'"),
-        ('[corpus]\nfiles = ["a", 1]\n', "[corpus] files must be a list of paths, got 1 (item 2)"),
+        ('[corpus]\nfiles = ["a", 1]\n', "[corpus] files must be paths, got 1 (item 2)"),
         ("[corpus]\nindex_dir = 3\n", "[corpus] index_dir must be a path, got 3"),
         # The alias is named as written.
         ("[storage]\nurl = 5\n", "[storage] url must be a string, got 5"),

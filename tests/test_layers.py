@@ -1,5 +1,10 @@
 """The package's import graph: data flows one way, and the search core never sees Discord.
 
+Features (`bot/library`, `bot/follows`, `bot/daily`, and on Discord `bot/app/exts/<feature>`)
+share a layer; one may use another only through that package's own `__init__` (its public
+names), never a module inside it. `bot/papers` needs no numpy; evaluation is for the CLI and
+benchmarks, never imported by code that serves members.
+
 Every `import` in `bot/` (top level or inside a function) is read from the AST, so a lazy import
 cannot slip past. Layers, lowest first; a module may import its own package and lower layers.
 """
@@ -60,6 +65,26 @@ def imports(path: Path) -> list[tuple[int, str]]:
     return found
 
 
+FEATURES = ("bot.library", "bot.follows", "bot.daily")
+# Code that serves members (Discord or the console's commands); `bot.console.cli` runs `eval`.
+SERVING = ("bot.papers", "bot.search", "bot.storage", "bot.sources", *FEATURES, "bot.app")
+
+
+def is_module(name: str) -> bool:
+    """`name` is a module or package of bot/ (not a name defined in one)."""
+    path = BOT.parent.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def feature_of(name: str) -> str | None:
+    """The feature a module belongs to, by its short name: `library` for both bot/library and
+    bot/app/exts/library (its Discord side); None for shared code."""
+    parts = name.split(".")
+    if name.startswith("bot.app.exts.") and len(parts) >= 4:
+        return parts[3]
+    return parts[1] if ".".join(parts[:2]) in FEATURES else None
+
+
 def layer_of(name: str) -> tuple[str, int]:
     best = max((k for k in LAYERS if name == k or name.startswith(k + ".")), key=len)
     return best, LAYERS[best]
@@ -86,22 +111,69 @@ def test_imports_point_down(path: Path) -> None:
         }:
             continue
         there, their_rank = layer_of(target)
-        if there != home and their_rank >= rank:
+        if (
+            there != home
+            and their_rank >= rank
+            and not (
+                there in FEATURES
+                and home in FEATURES
+                and (target == there or not is_module(target))
+            )
+        ):
             bad.append(f"line {line}: {name} (layer {rank}) imports {target} (layer {their_rank})")
     assert bad == []
 
 
 @pytest.mark.parametrize(
     "path",
-    sorted((BOT / "app" / "cogs").rglob("*.py")),
+    sorted((BOT / "app" / "exts").rglob("*.py")),
     ids=lambda p: str(p.relative_to(BOT.parent)),
 )
 def test_cogs_never_import_each_other(path: Path) -> None:
     name = module_name(path)
-    rel = name.removeprefix("bot.app.cogs.").split(".")[0]
+    rel = name.removeprefix("bot.app.exts.").split(".")[0]
     others = [
         target
         for _line, target in imports(path)
-        if target.startswith("bot.app.cogs.") and target.split(".")[3] != rel
+        if target.startswith("bot.app.exts.") and target.split(".")[3] != rel
     ]
     assert others == []
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(BOT.parent)))
+def test_features_use_each_other_only_through_their_package(path: Path) -> None:
+    """A feature reaches another feature only through its package's public names: no
+    `bot.library.actions` from bot/follows, no `bot.app.exts.library.views` from another ext."""
+    mine = feature_of(module_name(path))
+    bad = []
+    for line, target in imports(path):
+        theirs = feature_of(target) if target.startswith("bot.") else None
+        if mine is None or theirs is None or theirs == mine or not is_module(target):
+            continue
+        if target.startswith("bot.app.exts."):
+            bad.append(f"line {line}: imports the Discord side of another feature, {target}")
+        elif target != f"bot.{theirs}":
+            bad.append(f"line {line}: imports {target}, inside the feature bot.{theirs}")
+    assert bad == []
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(BOT.parent)))
+def test_rooms_keep_their_promises(path: Path) -> None:
+    """bot/papers imports no numpy (sources tidy records without the engine); evaluation is
+    imported by no serving code; the console uses feature packages, never a cog module."""
+    name = module_name(path)
+    bad = []
+    for line, target in imports(path):
+        if name.startswith("bot.papers") and target.split(".")[0] == "numpy":
+            bad.append(f"line {line}: bot/papers imports numpy")
+        if name.startswith(SERVING) and target.startswith("bot.evaluation"):
+            bad.append(f"line {line}: serving code imports {target}")
+        if name.startswith("bot.console") and target.endswith(".cog") and "exts" in target:
+            bad.append(f"line {line}: the console imports the cog module {target}")
+        if (
+            name.startswith("bot.app.")
+            and not name.startswith("bot.app.exts.")
+            and target.startswith("bot.app.exts.")
+        ):
+            bad.append(f"line {line}: shared app code imports the feature {target}")
+    assert bad == []

@@ -9,8 +9,8 @@ import discord
 from discord import app_commands
 
 from bot.app import limits, refs
-from bot.app.pages import VENUE_MAX
 from bot.app.respond import NotOwner
+from bot.app.results.pages import VENUE_MAX
 from bot.library.store import Library
 from bot.search.results import SearchError
 

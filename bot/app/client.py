@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import importlib
 import json
 import logging
 import pkgutil
@@ -20,12 +21,12 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord.ext import commands
 
-import bot.app.cogs
-from bot.app.components import DYNAMIC_ITEMS
+import bot.app.exts
 from bot.app.identify import IdentifyPacer
 from bot.app.refresh import Refresher
 from bot.app.reload import Reloader, ReloadOutcome
 from bot.app.respond import DEFER_AFTER
+from bot.app.results import views as results_views
 from bot.app.sync import CommandSyncer
 from bot.app.workers import off_loop
 from bot.config import ConfigError, Settings
@@ -72,12 +73,22 @@ async def drain_interactions(timeout: float) -> int:
 
 
 def cog_modules() -> list[str]:
-    """Every module or package in bot/app/cogs (each has `async def setup(bot)`), by name."""
+    """Every feature package in bot/app/exts (each has `async def setup(bot)`), by name."""
     return sorted(
-        f"{bot.app.cogs.__name__}.{m.name}"
-        for m in pkgutil.iter_modules(bot.app.cogs.__path__)
+        f"{bot.app.exts.__name__}.{m.name}"
+        for m in pkgutil.iter_modules(bot.app.exts.__path__)
         if not m.name.startswith("_")
     )
+
+
+def dynamic_items() -> list[type[discord.ui.DynamicItem[Any]]]:
+    """Every persistent component: the result views' and each feature package's `ITEMS`.
+    Registered whichever extensions load, so a button under an old message always answers
+    (a feature that failed to load answers with its error, not with silence)."""
+    found: list[type[discord.ui.DynamicItem[Any]]] = list(results_views.ITEMS)
+    for name in cog_modules():
+        found.extend(getattr(importlib.import_module(name), "ITEMS", ()))
+    return found
 
 
 class PaperBot(commands.AutoShardedBot):
@@ -220,7 +231,7 @@ class PaperBot(commands.AutoShardedBot):
             self.engine = await off_loop(SearchEngine.load, self.settings)
         if self.storage is None:
             self.storage = await self._open_storage()
-        self.add_dynamic_items(*DYNAMIC_ITEMS)
+        self.add_dynamic_items(*dynamic_items())
         for name in self.extensions_to_load:
             try:
                 await self.load_extension(name)

@@ -1,6 +1,6 @@
-"""The base of every persistent component of the bot (`bot.app.components`, `bot.app.saving`):
-how one is rebuilt from a click, how a button is built from its class's look, and the button
-about one paper whose custom_id carries the paper's id or key.
+"""The base of every persistent component of the bot (`bot.app.results.views`, each
+feature's `views`): how one is rebuilt from a click, how a button is built from its class's
+look, and the button about one paper whose custom_id carries the paper's id or key.
 
 Kept apart so both modules can build on it without importing each other.
 """
@@ -8,6 +8,7 @@ Kept apart so both modules can build on it without importing each other.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
 import discord
@@ -110,3 +111,16 @@ class PaperButton(BotButton, template=r"(?!)"):
         button = cls.kept(item)
         button.paper_ref = match["ref"]
         return button
+
+
+def pager(
+    make: Callable[[int, str], BotItem[Button]], page: int, pages: int, *, row: int = 0
+) -> list[BotItem[Button]]:
+    """◀ ▶ for page `page` of `pages`, built by `make(target page, label)`; disabled at the ends."""
+    buttons = []
+    for target, label in ((page - 1, "◀"), (page + 1, "▶")):
+        button = make(max(0, min(target, pages + 1)), label)
+        button.item.disabled = not 1 <= target <= pages
+        button.item.row = row
+        buttons.append(button)
+    return buttons

@@ -34,6 +34,8 @@ LINK_LABELS = {
     "project": "Project page",
 }
 DERIVED_NOTE = "headline derived from the abstract"
+# A results page's title: this prefix, then the query (which a long query's ◀ ▶ read back).
+SEARCH_TITLE_PREFIX = "🔎 "
 
 
 def finish(embed: discord.Embed, budget: int = limits.EMBED_TOTAL) -> discord.Embed:
@@ -122,7 +124,8 @@ def results_embed(
     empty: str | None = None,
 ) -> discord.Embed:
     """One page of hits as one embed, footer "page 1/N · M matches for …"."""
-    title = heading or f"🔎 {result.query}"  # components.query_from_message reads it back
+    # bot.app.results.pages.query_from_message reads the query back through the same prefix.
+    title = heading or f"{SEARCH_TITLE_PREFIX}{result.query}"
     embed = discord.Embed(title=limits.truncate(title, limits.EMBED_TITLE), colour=COLOR)
     if result.hits:
         budget = (limits.EMBED_DESCRIPTION - 2 * len(result.hits)) // len(result.hits)

@@ -91,7 +91,7 @@ def convert_list(raw: Any, cls: type[T], base: Path, where: str) -> tuple[T, ...
 
 def check_range(name: str, key: str, value: float) -> None:
     """ConfigError unless `value` suits `[name] key` (as written in settings.toml)."""
-    cls = SECTIONS.get(name, SourcesSettings)
+    cls = {**SECTIONS, "sources": SourcesSettings}[name]
     convert({key: value}, cls, PROJECT_ROOT, f"[{name}]")
 
 
@@ -160,9 +160,12 @@ def _message(error: str, spot: _Spot, aliases: Mapping[str, str]) -> str:
     if span:
         shown = _show(spot.value, spot.kind)
         return f"{spot.where} {spot.key} = {shown} is out of range: {span}"
-    wants = _described(spot.declared) or f"must be {_noun(spot.declared)}"
-    item = f" (item {spot.item})" if spot.item else ""
-    return f"{spot.where} {spot.key} {wants}, got {_show(spot.value)}{item}"
+    if spot.item is None:
+        wants = _described(spot.declared) or f"must be {_noun(spot.declared)}"
+        return f"{spot.where} {spot.key} {wants}, got {_show(spot.value)}"
+    # A bad item of a list: `[discord] shard_ids must be whole numbers, got 'a' (item 2)`.
+    wants = _described(spot.declared) or f"must be {_plural(_noun(spot.kind))}"
+    return f"{spot.where} {spot.key} {wants}, got {_show(spot.value)} (item {spot.item})"
 
 
 def _plain(kind: mi.Type) -> mi.Type:
@@ -202,8 +205,7 @@ def _noun(kind: mi.Type) -> str:
     """What a value of `kind` is, in the words of the settings file."""
     kind = _plain(kind)
     if isinstance(kind, mi.VarTupleType | mi.ListType):
-        item = _noun(kind.item_type)
-        return f"a list of {item[2:]}s" if item.startswith("a ") else f"a list, each {item}"
+        return f"a list of {_plural(_noun(kind.item_type))}"
     if isinstance(kind, mi.LiteralType):
         return "one of " + ", ".join(str(v) for v in kind.values)
     if isinstance(kind, mi.StrType) and kind.pattern:
@@ -218,6 +220,11 @@ def _noun(kind: mi.Type) -> str:
     if isinstance(kind, mi.CustomType):
         return f"a {kind.cls.__name__.lower()}"
     return names.get(type(kind), "a value")
+
+
+def _plural(noun: str) -> str:
+    """`a path` -> `paths`; a noun without `a ` (`one of x, y`) is left as it is."""
+    return f"{noun[2:]}s" if noun.startswith("a ") else noun
 
 
 def _show(value: Any, kind: mi.Type | None = None) -> str:

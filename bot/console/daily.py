@@ -3,7 +3,7 @@
 Nothing is reimplemented: the console's "server" (`bot.daily.servers.CONSOLE_SERVER`) is
 scheduled by the same `DailyScheduler` over the same database as a Discord server, with the same
 pool, never-repeat and catch-up rules, and answered by the same functions as the cog
-(`bot.app.cogs.daily.answers`). The one difference is where the post goes: `TerminalPoster`
+(`bot.app.exts.daily.answers`). The one difference is where the post goes: `TerminalPoster`
 prints it, rendered like every console answer, instead of sending it to a Discord channel. The
 scheduler runs on the console's loop thread (`bot.console.localdb`), so a post due while the
 console waits for input is printed at its time.
@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.app import render
-from bot.app.cogs.daily import answers
-from bot.app.cogs.daily.cog import TIME_MAX, TOPIC_MAX, ZONE_MAX
-from bot.app.cogs.daily.embeds import daily_embed
+from bot.app.exts.daily import answers
+from bot.app.exts.daily.answers import TIME_MAX, TOPIC_MAX, ZONE_MAX
+from bot.app.exts.daily.embeds import daily_embed
 from bot.config import DailySettings
 from bot.console.localdb import ConsoleContext
 from bot.daily.rules import TransientPostError

@@ -1,6 +1,7 @@
 """The library and follows in the console, for its single local reader.
 
-The same storage, rules and embeds as on Discord (`bot.app.library`, `bot.app.notify`): saving is
+The same storage, rules and embeds as on Discord (`bot.library.actions`,
+`bot.follows.notices`): saving is
 `/save` (the paper on screen, or hit N), a follow's notices are printed after `/reload` instead
 of sent by DM. The console is synchronous; storage is async, so each call runs to completion on
 the console's database loop (`bot.console.localdb`).
@@ -12,11 +13,16 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from bot.app import library, notify
-from bot.app.saving import NOTICE_PAGE
+from bot.app.exts.follows.embeds import follows_embed
+from bot.app.exts.follows.notify import notice_message
+from bot.app.exts.follows.views import NOTICE_PAGE
+from bot.app.exts.library.embeds import library_embed
+from bot.app.results.saving import save, saved_text
 from bot.config import LibrarySettings
 from bot.console.localdb import ConsoleContext
+from bot.follows.notices import plan
 from bot.follows.store import Follows
+from bot.library import actions as library
 from bot.library.store import Library
 from bot.storage.store import Storage
 
@@ -56,12 +62,12 @@ class LocalLibrary:
 
     def save(self, paper: Paper) -> None:
         async def go(storage: Storage) -> tuple[Paper, bool]:
-            return await library.save(
+            return await save(
                 Library(storage), self.engine(), LOCAL_USER, paper.id, max_saved=self.max_saved
             )
 
         saved, new = self._run(go)
-        self.write(library.saved_text(saved, new).replace("**", "") + "\n")
+        self.write(saved_text(saved, new).replace("**", "") + "\n")
 
     def handle(self, name: str, rest: str) -> None:
         verb, _, arg = rest.partition(" ")
@@ -78,7 +84,7 @@ class LocalLibrary:
         if verb in ("", "show"):
             page = int(arg) if arg.isdigit() else 1
             view = self._run(lambda s: library.load_page(Library(s), LOCAL_USER, page))
-            self.show(library.library_embed(view, engine))
+            self.show(library_embed(view, engine))
         elif verb in ("read", "unread", "remove"):
             self._change(verb, arg)
         elif verb == "export":
@@ -134,7 +140,7 @@ class LocalLibrary:
             self.write(f"Following {query!r} ({follow_id}): new matches show after /reload.\n")
         elif verb in ("", "list"):
             found = self._run(lambda s: Follows(s).personal(LOCAL_USER))
-            self.show(library.follows_embed(found, "🔔 Your follows", "this console"))
+            self.show(follows_embed(found, "🔔 Your follows", "this console"))
         elif verb == "remove":
             removed = self._run(lambda s: Follows(s).remove(arg.strip()))
             self.write(
@@ -147,9 +153,9 @@ class LocalLibrary:
         """Print what each follow gets from the papers the reload added."""
         if not self.db.exists():
             return  # no database yet: no follows to tell
-        notices = self._run(lambda s: notify.plan(s, self.engine(), library.now()))
+        notices = self._run(lambda s: plan(s, self.engine(), library.now()))
         for notice in notices:
-            self.show(notify.notice_message(notice)[0])
+            self.show(notice_message(notice)[0])
             if len(notice.papers) > NOTICE_PAGE:
                 for paper in notice.papers[NOTICE_PAGE:]:
                     self.write(f"  {paper.id}  {paper.title}\n")

@@ -7,7 +7,7 @@ bot's database for one local reader (`bot.console.library`), `/daily ...` and `/
 console's own server, whose post prints here when due (`bot.console.daily`). The answers come
 from the same
 engine, page logic
-(`bot.app.pages.PageState`) and embeds (`bot.app.render`) as in Discord. When stdin is not a
+(`bot.app.results.pages.PageState`) and embeds (`bot.app.render`) as in Discord. When stdin is not a
 terminal (CI, a pipe) it reads commands without prompting and stops at end of input.
 """
 
@@ -25,7 +25,7 @@ from typing import TextIO
 import discord
 
 from bot.app import render
-from bot.app.components import PageState, page_limit
+from bot.app.results.pages import PageState, page_limit
 from bot.config import DailySettings, LibrarySettings, Settings
 from bot.console.daily import DAILY_HELP, LocalDaily
 from bot.console.library import LIBRARY_HELP, LocalLibrary

@@ -163,13 +163,3 @@ def connect(path: str, migrate_schema: bool = True) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
-
-
-def __getattr__(name: str) -> object:
-    """`Storage` moved to `bot.storage.store`; branches written before the move still import
-    it from here while they land (a pointer, not a second implementation)."""
-    if name == "Storage":
-        from bot.storage.store import Storage
-
-        return Storage
-    raise AttributeError(name)

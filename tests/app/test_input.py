@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.app.client import PaperBot
-from bot.app.pages import VENUE_MAX
 from bot.app.respond import GENERIC_ERROR
+from bot.app.results.pages import VENUE_MAX
 from bot.papers.corpus import MAX_LINE_BYTES, load_file
 from bot.search.engine import SearchEngine
 from bot.storage.store import Storage

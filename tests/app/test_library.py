@@ -138,7 +138,7 @@ async def test_export_bibtex_parses_back_with_every_field(
     from bot.library.store import Library
 
     store = Library(bot.storage)  # type: ignore[arg-type]
-    from bot.app.library import now
+    from bot.library.actions import now
 
     for paper in (TRICKY, PLAIN, SAME_KEY):
         await store.save(int(fake.alice.id), paper.id, now())
@@ -177,7 +177,7 @@ async def test_export_bibtex_parses_back_with_every_field(
 
 async def test_export_markdown_and_csv(env: tuple[FakeDiscord, PaperBot]) -> None:
     fake, bot = env
-    from bot.app.library import now
+    from bot.library.actions import now
     from bot.library.store import Library
 
     store = Library(bot.storage)  # type: ignore[arg-type]
@@ -200,8 +200,8 @@ async def test_export_markdown_and_csv(env: tuple[FakeDiscord, PaperBot]) -> Non
 
 async def test_clear_asks_then_deletes_everything(env: tuple[FakeDiscord, PaperBot]) -> None:
     fake, bot = env
-    from bot.app.library import now
     from bot.follows.store import Follows
+    from bot.library.actions import now
     from bot.library.store import Library
 
     store = Library(bot.storage)  # type: ignore[arg-type]

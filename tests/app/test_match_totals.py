@@ -11,8 +11,8 @@ from dataclasses import replace
 import pytest
 
 from bot.app import render
-from bot.app.components import results_view
-from bot.app.pages import PageState
+from bot.app.results.pages import PageState
+from bot.app.results.views import results_view
 from bot.console.repl import Console
 from bot.papers.records import Paper
 from bot.search.results import Hit, SearchResult

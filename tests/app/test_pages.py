@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from bot.app.pages import LIMIT_MAX, page_limit
+from bot.app.results.pages import LIMIT_MAX, page_limit
 from bot.console.repl import Console
 from bot.search.engine import SearchEngine
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import discord
 
 from bot.app import limits, refs, render
-from bot.app.components import PageButton, paper_view, results_view
-from bot.app.pages import LIMIT_MAX, PAGE_MAX, QUERY_MAX, VENUE_MAX, PageState
+from bot.app.results.pages import LIMIT_MAX, PAGE_MAX, QUERY_MAX, VENUE_MAX, PageState
+from bot.app.results.views import PageButton, paper_view, results_view
 from bot.papers.records import Link, Paper
 from bot.search.engine import SearchEngine
 from bot.search.results import Hit, SearchResult

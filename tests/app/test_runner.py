@@ -28,10 +28,10 @@ async def storage() -> AsyncIterator[Storage]:
 def test_every_cog_module_is_found() -> None:
     names = cog_modules()
     assert {
-        "bot.app.cogs.search",
-        "bot.app.cogs.papers",
-        "bot.app.cogs.meta",
-        "bot.app.cogs.errors",
+        "bot.app.exts.search",
+        "bot.app.exts.papers",
+        "bot.app.exts.meta",
+        "bot.app.exts.errors",
     } <= set(names)
     assert all(not n.rsplit(".", 1)[1].startswith("_") for n in names)
 

@@ -75,7 +75,7 @@ async def test_send_that_times_out_but_arrives_is_found_not_resent(
     await daily_env.start()
     # After start: unloading an extension package drops its submodules from sys.modules, so
     # each bot runs a fresh `poster`; patch the one this bot uses.
-    monkeypatch.setattr(sys.modules["bot.app.cogs.daily.poster"], "SEND_TIMEOUT", 0.2)
+    monkeypatch.setattr(sys.modules["bot.app.exts.daily.poster"], "SEND_TIMEOUT", 0.2)
     await daily_env.set_daily(ephemeral=True)
     daily_env.fake.faults.slow("POST", POSTS, delay=0.5)
     daily_env.clock.advance_to(DUE)
@@ -153,7 +153,7 @@ async def test_post_found_after_more_than_100_newer_messages_is_not_resent(
     await daily_env.start()
     # The timeout also bounds the lookup that reads two pages of history: 0.75 s leaves it room
     # on a loaded machine, while the one slowed send (1.5 s) still times out.
-    monkeypatch.setattr(sys.modules["bot.app.cogs.daily.poster"], "SEND_TIMEOUT", 0.75)
+    monkeypatch.setattr(sys.modules["bot.app.exts.daily.poster"], "SEND_TIMEOUT", 0.75)
     await daily_env.set_daily(ephemeral=True)
     daily_env.fake.faults.slow("POST", POSTS, delay=1.5)
     daily_env.clock.advance_to(DUE)
@@ -187,7 +187,7 @@ async def test_a_retried_send_with_the_same_nonce_returns_the_first_message(
     from datetime import date
 
     bot = await daily_env.start()
-    poster = sys.modules["bot.app.cogs.daily.poster"].DiscordPoster(bot, open_thread=False)
+    poster = sys.modules["bot.app.exts.daily.poster"].DiscordPoster(bot, open_thread=False)
     paper = daily_env.engine.papers[0].id
     channel, guild = int(daily_env.papers.id), int(daily_env.fake.guild.id)
     first = await poster.post(guild, channel, paper, date(2025, 3, 1), "pod:1:2025-03-01:x")

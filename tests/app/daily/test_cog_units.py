@@ -10,9 +10,9 @@ import discord
 import pytest
 
 from bot.app import limits, render
-from bot.app.cogs.daily.cog import zone_choices
-from bot.app.cogs.daily.embeds import daily_embed, thread_name
-from bot.app.cogs.daily.poster import classify, missing_permissions
+from bot.app.exts.daily.cog import zone_choices
+from bot.app.exts.daily.embeds import daily_embed, thread_name
+from bot.app.exts.daily.poster import classify, missing_permissions
 from bot.daily.rules import PermanentPostError, TransientPostError, parse_timezone
 from bot.papers.records import Link, Paper
 

@@ -1,5 +1,5 @@
 """The paper of the day on Discord: `/daily`, `/today`, the post and its embeds."""
 
-from bot.app.cogs.daily.cog import setup
+from bot.app.exts.daily.cog import setup
 
 __all__ = ["setup"]

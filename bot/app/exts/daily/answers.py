@@ -15,11 +15,16 @@ from datetime import date
 import discord
 
 from bot.app import render
-from bot.app.cogs.daily import embeds
+from bot.app.exts.daily import embeds
 from bot.daily.rules import DailyError, parse_time, parse_timezone
 from bot.daily.scheduler import DailyRequest, DailyScheduler
 from bot.papers.records import Paper
 from bot.search.engine import SearchEngine
+
+# Longest values the commands take (Discord options and the console alike).
+TIME_MAX = 16
+ZONE_MAX = 64
+TOPIC_MAX = 100
 
 OFF_TEXT = (
     "Paper of the day is off. `/daily set` turns it back on; what was already shown will "

@@ -3,7 +3,7 @@
 A personal follow (no channel) notifies its owner by DM; a channel follow needs Manage Server
 and posts in that channel. Notices go out when the corpus grows: after `/admin reload`, a
 scheduled refresh (both swap the engine and dispatch `corpus_reloaded`) and at start (papers
-added while the bot was down). The rules are in `bot.app.notify`; this cog wires them.
+added while the bot was down). The rules are in `bot.app.exts.follows.notify`; this cog wires them.
 """
 
 from __future__ import annotations
@@ -16,8 +16,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import library, markdown, notify, respond
+import bot.library as library
+from bot.app import markdown, respond
 from bot.app.checks import manager_only, stored_autocomplete
+from bot.app.exts.follows import notify
+from bot.app.exts.follows.embeds import follows_embed
 from bot.follows.store import Follows
 from bot.search.results import EmptyQuery
 
@@ -155,12 +158,12 @@ class FollowsCog(commands.Cog, name="Follows"):
     async def list_(self, interaction: discord.Interaction[PaperBot]) -> None:
         follows = self._follows()
         mine = await follows.personal(interaction.user.id)
-        embed = library.follows_embed(mine, "🔔 Your follows")
+        embed = follows_embed(mine, "🔔 Your follows")
         embeds = [embed]
         if interaction.guild_id is not None:
             server = await follows.of_guild(interaction.guild_id)
             if server:
-                embeds.append(library.follows_embed(server, "🔔 This server's channel follows"))
+                embeds.append(follows_embed(server, "🔔 This server's channel follows"))
         await interaction.response.send_message(embeds=embeds, ephemeral=True)
 
     @follow.command(name="remove", description="Stop a follow")

@@ -31,9 +31,10 @@ from discord.ext import commands
 
 from bot.app import limits, respond
 from bot.app.checks import manager_group, manager_only
-from bot.app.cogs.daily import answers
-from bot.app.cogs.daily.poster import DiscordPoster, missing_permissions
-from bot.app.saving import save_view
+from bot.app.exts.daily import answers
+from bot.app.exts.daily.answers import TIME_MAX, TOPIC_MAX, ZONE_MAX
+from bot.app.exts.daily.poster import DiscordPoster, missing_permissions
+from bot.app.results.saving import save_view
 from bot.app.workers import off_loop
 from bot.daily.rules import zone_names
 from bot.daily.scheduler import DailyRequest, DailyScheduler
@@ -45,9 +46,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-TIME_MAX = 16
-ZONE_MAX = 64
-TOPIC_MAX = 100
 POOL_CHOICES = [
     app_commands.Choice(name="every paper (default)", value="all"),
     app_commands.Choice(name="new papers first (added since the last post)", value="new"),

@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING, Literal
 import aiohttp
 import discord
 
-from bot.app.cogs.daily.embeds import daily_embed, thread_name
-from bot.app.saving import save_view
+from bot.app.exts.daily.embeds import daily_embed, thread_name
+from bot.app.results.saving import save_view
 from bot.daily.rules import PermanentPostError, TransientPostError
 
 if TYPE_CHECKING:

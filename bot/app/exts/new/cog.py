@@ -13,9 +13,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import components
 from bot.app.checks import effective_venue, venue_autocomplete
-from bot.app.pages import LIMIT_MAX, VENUE_MAX, PageState, page_limit
+from bot.app.results import views as components
+from bot.app.results.pages import LIMIT_MAX, VENUE_MAX, PageState, page_limit
 from bot.search.recent import MAX_DAYS
 
 if TYPE_CHECKING:

@@ -1,38 +1,27 @@
 """Telling follows about papers new to the corpus, after a reload, a refresh or a restart.
 
-`plan` is the whole rule and knows nothing of Discord (the console prints its notices):
-
-1. record the corpus now served; the ids never served before are the new papers (nothing on
-   the very first run, so installing the bot notifies nobody);
-2. for each active follow, the new papers matching its query (search syntax, corpus order);
-3. claim them for the follow's target (`dm:user` or `ch:channel`), skipping any that target
-   already got: one notice per follow and refresh, never the same paper twice to a follower.
-
-`deliver` sends each notice (≤ `NOTICE_PAGE` papers, then "…and N more" with ▶) and disables a
-follow whose destination refuses for good: closed DMs (50007) or a channel we lost.
+Which follows hear about which papers is `bot.follows.notices.plan` (discord-free; the console
+prints the same notices). `deliver` sends each notice (≤ `NOTICE_PAGE` papers, then "…and N
+more" with ▶) and disables a follow whose destination refuses for good: closed DMs (50007) or
+a channel we lost.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 import discord
 
-from bot.app import library
-from bot.app.saving import NOTICE_PAGE, notice_view
+from bot.app.exts.follows.embeds import notice_embed
+from bot.app.exts.follows.views import NOTICE_PAGE, notice_view
+from bot.follows.notices import Notice, plan
 from bot.follows.store import Follow, Follows
-from bot.papers.records import Paper
-from bot.search.results import SearchError
+from bot.library import now
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
-    from bot.search.engine import SearchEngine
-    from bot.storage.store import Storage
 
 log = logging.getLogger(__name__)
 CANNOT_DM = 50007
@@ -43,44 +32,10 @@ GONE_CODES = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Notice:
-    follow: Follow
-    batch: str
-    papers: list[Paper]
-
-
-def matching_new(engine: SearchEngine, query: str, new: set[str]) -> list[str]:
-    """Ids among `new` that `query` matches (CPU: run in a thread for many follows)."""
-    try:
-        return [pid for pid in engine.matching_ids(query) if pid in new]
-    except SearchError:  # a query the current corpus cannot run (e.g. its venue is gone)
-        return []
-
-
-async def plan(storage: Storage, engine: SearchEngine, now: datetime) -> list[Notice]:
-    follows = Follows(storage)
-    new_ids = await follows.record_corpus((p.id for p in engine.papers), now)
-    if not new_ids:
-        return []
-    new = set(new_ids)
-    notices = []
-    for follow in await follows.active():
-        matched = await asyncio.to_thread(matching_new, engine, follow.query, new)
-        if not matched:
-            continue
-        batch, claimed = await follows.claim(follow, matched, now)
-        papers = [p for p in (library.find(engine, pid) for pid in claimed) if p is not None]
-        if papers:
-            notices.append(Notice(follow, batch, papers))
-    log.info("%d new paper(s) in the corpus: %d follow notice(s)", len(new_ids), len(notices))
-    return notices
-
-
 def notice_message(notice: Notice) -> tuple[discord.Embed, discord.ui.View | None]:
     total = len(notice.papers)
     pages = max(1, -(-total // NOTICE_PAGE))
-    embed = library.notice_embed(notice.follow.query, notice.papers, 1, total, NOTICE_PAGE)
+    embed = notice_embed(notice.follow.query, notice.papers, 1, total, NOTICE_PAGE)
     return embed, notice_view(notice.batch, 1, pages)
 
 
@@ -136,5 +91,5 @@ async def run(bot: PaperBot) -> int:
     """Plan and deliver for the corpus the bot serves now (after start, reload or refresh)."""
     if bot.storage is None:
         return 0
-    notices = await plan(bot.storage, bot.engine, library.now())
+    notices = await plan(bot.storage, bot.engine, now())
     return await deliver(bot, notices)

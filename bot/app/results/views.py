@@ -4,11 +4,12 @@ Each class is a `discord.ui.DynamicItem` registered once in `setup_hook`; Discor
 custom_id back with every click, and the item rebuilds what it needs from it. Every custom_id
 is built by `limits.custom_id`:
 
-    pb:s:…, pb:l:…, pb:n:…                 a page of results (◀ ▶): `bot.app.pages.PageState`
+    pb:s:…, pb:l:…, pb:n:…                 a page of results (◀ ▶): `pages.PageState`
     pb:open                                the menu opening one hit (the value is the paper)
     pb:more:{paper}                        "More like this" on a paper's detail
     pb:share                               post this ephemeral reply to the channel
-    pb:save:…, pb:lib:…, pb:fb:…               Save, library and follow-notice pages (`saving`)
+    pb:save:…                              Save (`saving`); each feature's own buttons are in
+                                           its package (bot/app/exts/<feature>/views.py)
 """
 
 from __future__ import annotations
@@ -19,14 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.app import limits, refs, render, respond, saving
+from bot.app import limits, refs, render, respond
 from bot.app.items import BotButton, BotItem, Match, PaperButton
-from bot.app.pages import (
-    LIMIT_MAX,
-    PAGE_MAX,
+from bot.app.results import saving
+from bot.app.results.pages import (
     QUERY_IN_MESSAGE,
-    QUERY_MAX,
-    VENUE_MAX,
     PageKind,
     PageState,
     page_limit,
@@ -38,25 +36,6 @@ from bot.search.results import SearchResult
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
     from bot.search.engine import SearchEngine
-
-# Page state moved to bot.app.pages; these names stay importable from here.
-__all__ = [
-    "DYNAMIC_ITEMS",
-    "LIMIT_MAX",
-    "PAGE_MAX",
-    "QUERY_MAX",
-    "VENUE_MAX",
-    "MoreLikeButton",
-    "OpenMenu",
-    "PageButton",
-    "PageState",
-    "ShareButton",
-    "page_limit",
-    "paper_view",
-    "results_view",
-    "show_page",
-    "show_paper",
-]
 
 
 def engine_of(interaction: discord.Interaction[PaperBot]) -> SearchEngine:
@@ -280,10 +259,10 @@ class ShareButton(BotButton, template=r"pb:share"):
         )
 
 
-DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
+ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     PageButton,
     OpenMenu,
     MoreLikeButton,
     ShareButton,
-    *saving.DYNAMIC_ITEMS,
+    *saving.ITEMS,
 )

@@ -1,6 +1,6 @@
 """Which results a message shows (`PageState`) and how that state travels in a custom_id.
 
-Pure state, no views: the buttons (`bot.app.components`), the cogs and the console build
+Pure state, no views: the buttons (`bot.app.results.views`), the cogs and the console build
 pages from it. Custom_ids (all built by `limits.custom_id`):
 
     pb:s:{page}:{limit}:{venue}:{query}   a page of /search results (◀ ▶)
@@ -13,7 +13,8 @@ is too long to fit; `{venue}` is the venue filter, or the key of a venue name lo
 after a restart and after a corpus reload that keeps its paper; when the paper or venue is
 gone, the click answers so. A query too long for the custom_id (a pasted title) is stored as
 `QUERY_IN_MESSAGE` instead: the button then reads the query back from the message it sits
-on, whose embed title is "🔎 {query}" (`QUERY_MAX` keeps that title whole within 256).
+on, whose embed title is `render.SEARCH_TITLE_PREFIX` + the query, written and read through
+that one constant (`QUERY_MAX` keeps the title whole within 256).
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
 
 QUERY_MAX = 250
 QUERY_IN_MESSAGE = "^"
-SEARCH_TITLE_PREFIX = "🔎 "
 VENUE_MAX = limits.CHOICE_VALUE  # a venue option holds any autocomplete value
 VENUE_INLINE = 24  # longer venue names travel in a custom_id as their key
 LIMIT_MAX = 10  # hits per page: a custom_id holds it in two digits, a menu lists them all
@@ -132,5 +132,7 @@ def query_from_message(message: discord.Message | None) -> str | None:
         return None
     title = message.embeds[0].title or ""
     return (
-        title.removeprefix(SEARCH_TITLE_PREFIX) if title.startswith(SEARCH_TITLE_PREFIX) else None
+        title.removeprefix(render.SEARCH_TITLE_PREFIX)
+        if title.startswith(render.SEARCH_TITLE_PREFIX)
+        else None
     )

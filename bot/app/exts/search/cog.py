@@ -8,9 +8,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import components, limits
+from bot.app import limits
 from bot.app.checks import effective_venue, venue_autocomplete
-from bot.app.pages import LIMIT_MAX, QUERY_MAX, VENUE_MAX, PageState, page_limit
+from bot.app.results import views as components
+from bot.app.results.pages import LIMIT_MAX, QUERY_MAX, VENUE_MAX, PageState, page_limit
 from bot.search.results import EmptyQuery, SearchError
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ def search_cooldown(interaction: discord.Interaction[PaperBot]) -> app_commands.
 
 
 class Search(commands.Cog):
-    """The search command; paging and the detail menu live in `bot.app.components`."""
+    """The search command; paging and the detail menu live in `bot.app.results.views`."""
 
     def __init__(self, bot: PaperBot) -> None:
         self.bot = bot

@@ -9,9 +9,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import components, limits, refs, render, respond
+from bot.app import limits, refs, render, respond
 from bot.app.checks import effective_venue, venue_autocomplete
-from bot.app.pages import VENUE_MAX, PageState, page_limit
+from bot.app.results import views as components
+from bot.app.results.pages import VENUE_MAX, PageState, page_limit
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot

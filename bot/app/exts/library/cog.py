@@ -1,6 +1,6 @@
 """`/library show|remove|read|export|clear`: a reader's saved papers (saved with the Save button).
 
-Every answer is ephemeral: a library is personal. The work is in `bot.app.library` (shared with
+Every answer is ephemeral: a library is personal. The work is in `bot.library.actions` (shared with
 the console) and `bot.library.store`; this cog only translates commands.
 """
 
@@ -13,8 +13,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import library, render, respond, saving
+from bot.app import render, respond
 from bot.app.checks import stored_autocomplete
+from bot.app.exts.library import views as saving
+from bot.library import actions as library
 from bot.library.export import FORMATS
 
 if TYPE_CHECKING:

@@ -15,9 +15,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import library, markdown, refs, respond
+import bot.library as library
+from bot.app import markdown, refs, respond
 from bot.app.checks import manager_group, manager_only, venue_autocomplete
-from bot.app.pages import VENUE_MAX
+from bot.app.exts.server.embeds import top_embed
+from bot.app.results.pages import VENUE_MAX
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
@@ -46,7 +48,7 @@ class Server(commands.Cog):
         store = library.library_of(self.bot.storage)
         saved = await store.top_saved(interaction.guild_id, start, library.TOP_SIZE)
         reacted = await store.top_reacted(interaction.guild_id, start, library.TOP_SIZE)
-        embed = library.top_embed(saved, reacted, self.bot.engine, span)
+        embed = top_embed(saved, reacted, self.bot.engine, span)
         await respond.send(interaction, embed=embed, ephemeral=self.bot.settings.discord.ephemeral)
 
     @server.command(

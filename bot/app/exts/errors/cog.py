@@ -49,10 +49,10 @@ class Errors(commands.Cog):
         custom_id = str(respond.data_of(interaction).get("custom_id", ""))
         if not custom_id.startswith("pb:"):
             return
-        from bot.app.components import DYNAMIC_ITEMS
+        from bot.app.client import dynamic_items
 
         if any(
-            item.__discord_ui_compiled_template__.fullmatch(custom_id) for item in DYNAMIC_ITEMS
+            item.__discord_ui_compiled_template__.fullmatch(custom_id) for item in dynamic_items()
         ):
             return
         log.info("stale component %r", custom_id)

@@ -1,0 +1,5 @@
+"""`/admin reload|refresh|status`: the owner's corpus controls."""
+
+from bot.app.exts.admin.cog import setup
+
+__all__ = ["setup"]

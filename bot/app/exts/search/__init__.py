@@ -1,0 +1,5 @@
+"""`/search`: ranked papers a page at a time."""
+
+from bot.app.exts.search.cog import setup
+
+__all__ = ["setup"]
