@@ -103,6 +103,7 @@ def _timed(fn: Any, *args: Any, **kwargs: Any) -> tuple[float, Any]:
 def main() -> int:
     from bot.app import render
     from bot.app.exts.daily.embeds import daily_embed
+    from bot.app.results.embeds import results_embed
     from bot.papers.corpus import load_corpus
     from bot.papers.latex import latex_to_unicode
     from bot.papers.records import Paper
@@ -131,7 +132,7 @@ def main() -> int:
     rows.append(("index the 4 loaded papers", seconds))
     seconds, result = _timed(engine.search, "optimal transport", limit=4)
     rows.append(("search: a page of 4 hits with snippets", seconds))
-    rows.append(("results embed of that page", _timed(render.results_embed, result)[0]))
+    rows.append(("results embed of that page", _timed(results_embed, result)[0]))
     rows.append(("/paper embed, loaded paper", _timed(render.paper_embed, report.papers[1])[0]))
     width = max(len(name) for name, _ in rows)
     for name, seconds in rows:

@@ -4,7 +4,7 @@ docs/decisions.md.
 Run it in a throwaway venv with pyarrow, numpy and psutil, never the project's own:
 
     python3 -m venv /tmp/pa && /tmp/pa/bin/pip install pyarrow numpy psutil
-    PYTHONPATH=/work/main /tmp/pa/bin/python -m benchmarks.decisions.columns_vs_pyarrow \
+    cd /work/main && /tmp/pa/bin/python -m benchmarks.decisions.columns_vs_pyarrow \
         [--papers 1000000] [--lookups 10000] [--work /tmp/colbench]
 
 Writes N synthetic papers (10-character OpenReview-style ids; titles of a real title's word
@@ -36,17 +36,25 @@ import sys
 import time
 from pathlib import Path
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "paperlists"
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = ROOT.parent / "shared" / "data" / "paperlists"
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
 
 def columns_module():  # type: ignore[no-untyped-def]
-    """bot.search.files.columns, or bot.search.columns where the move has not happened."""
-    try:
-        from bot.search.files import columns
-    except ImportError:
-        from bot.search import columns  # type: ignore[no-redef]
-    return columns
+    """The project's columns module, loaded from its file (stdlib + numpy only), so neither
+    `bot.search`'s package imports nor the project's other dependencies are needed here:
+    bot/search/files/columns.py, or bot/search/columns.py where the move has not happened."""
+    import importlib.util
+
+    for path in (ROOT / "bot/search/files/columns.py", ROOT / "bot/search/columns.py"):
+        if path.is_file():
+            spec = importlib.util.spec_from_file_location("paperbot_columns", path)
+            module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+            sys.modules["paperbot_columns"] = module
+            spec.loader.exec_module(module)  # type: ignore[union-attr]
+            return module
+    raise SystemExit("bot/search/files/columns.py not found")
 
 
 def rss_mb() -> float:
@@ -143,7 +151,7 @@ def child(kind: str, work: Path, lookups: int) -> None:
         import numpy as np
         import pyarrow as pa
         import pyarrow.compute as pc
-        import pyarrow.ipc  # noqa: F401
+        import pyarrow.ipc
     t_import = time.perf_counter() - t0
     r_import = rss_mb()
     probes = json.loads((work / "probe.json").read_text())
@@ -173,10 +181,11 @@ def child(kind: str, work: Path, lookups: int) -> None:
     else:
         source = pa.memory_map(str(work / "arrow.arrow"), "r")
         table = pa.ipc.open_file(source).read_all()
-        assert table.column("id").num_chunks == 1  # so combine_chunks below copies nothing
-        ids = table.column("id").combine_chunks()
-        order = table.column("id_order").combine_chunks().to_numpy()  # int32: zero-copy
-        titles_a = table.column("title").combine_chunks()
+        # One record batch: chunk(0) is the mapped array itself (combine_chunks would copy).
+        assert table.column("id").num_chunks == 1
+        ids = table.column("id").chunk(0)
+        order = table.column("id_order").chunk(0).to_numpy()  # int32, no nulls: zero-copy
+        titles_a = table.column("title").chunk(0)
 
         if kind == "arrow":
 
@@ -251,10 +260,13 @@ def import_ms(module: str, before: str = "") -> float:
 
 
 def tree_mb(module: str) -> float:
+    """Installed size of `module`: its package folder plus the `<name>.libs` folder of shared
+    libraries that its wheel brings beside it, where there is one."""
     import importlib
 
     folder = Path(importlib.import_module(module).__file__).parent  # type: ignore[arg-type]
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 2**20
+    folders = [folder, folder.with_name(folder.name + ".libs")]
+    return sum(p.stat().st_size for f in folders for p in f.rglob("*") if p.is_file()) / 2**20
 
 
 def main() -> None:
@@ -279,7 +291,8 @@ def main() -> None:
         f"on disk: project {sizes['project_bytes'] / mb:.1f} MB "
         f"({sizes['project_bytes_no_backward'] / mb:.1f} MB without the id-suffix order, "
         f"which the Arrow file does not carry); Arrow IPC uncompressed "
-        f"{sizes['arrow_bytes'] / mb:.1f} MB; Arrow IPC lz4 {sizes['arrow_lz4_bytes'] / mb:.1f} MB; "
+        f"{sizes['arrow_bytes'] / mb:.1f} MB; "
+        f"Arrow IPC lz4 {sizes['arrow_lz4_bytes'] / mb:.1f} MB; "
         f"the strings alone {sizes['raw_utf8_bytes'] / mb:.1f} MB"
     )
     print(
@@ -296,20 +309,32 @@ def main() -> None:
         for _ in range(3):  # three fresh processes; each figure is the median of the three
             out = subprocess.run(
                 [
-                    sys.executable, "-m", "benchmarks.decisions.columns_vs_pyarrow",
-                    "--child", kind, "--work", str(work), "--lookups", str(n),
+                    sys.executable,
+                    "-m",
+                    "benchmarks.decisions.columns_vs_pyarrow",
+                    "--child",
+                    kind,
+                    "--work",
+                    str(work),
+                    "--lookups",
+                    str(n),
                 ],
-                capture_output=True, text=True, check=True,
+                capture_output=True,
+                text=True,
+                check=True,
             ).stdout
             runs.append(json.loads(out.strip().splitlines()[-1]))
-        rows.append({k: (statistics.median(r[k] for r in runs) if k != "kind" else kind)
-                     for k in runs[0]})
+        rows.append(
+            {k: (statistics.median(r[k] for r in runs) if k != "kind" else kind) for k in runs[0]}
+        )
     print()
     print("Fresh process per layout, median of 3 processes. RSS = RssAnon + RssFile.")
     print()
-    print("| layout | import (s) | RSS after import (MB) | open (ms) "
-          "| RSS after open, anon + file (MB) | lookup + title p50 / p99, first pass (us) "
-          "| p50, same ids again (us) | lookups | RSS after lookups, anon + file (MB) |")
+    print(
+        "| layout | import (s) | RSS after import (MB) | open (ms) "
+        "| RSS after open, anon + file (MB) | lookup + title p50 / p99, first pass (us) "
+        "| p50, same ids again (us) | lookups | RSS after lookups, anon + file (MB) |"
+    )
     print("|---|---:|---:|---:|---|---|---:|---:|---|")
     for r in rows:
         print(
@@ -329,7 +354,7 @@ def main() -> None:
     )
     print(
         f"installed: pyarrow {tree_mb('pyarrow'):.0f} MB, numpy {tree_mb('numpy'):.0f} MB "
-        "(site-packages folders)"
+        "(package folder + its .libs folder)"
     )
 
 

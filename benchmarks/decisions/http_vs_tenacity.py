@@ -1,9 +1,10 @@
 """The sources' HTTP client (`bot/sources/http.py`) against tenacity, for docs/decisions.md.
 
-Run it in a throwaway venv that has tenacity and aiohttp, never the project's own:
+Run it with the project's interpreter and tenacity installed into a throwaway folder on
+PYTHONPATH, so the project's .venv is left as it is:
 
-    python3 -m venv /tmp/ten && /tmp/ten/bin/pip install tenacity aiohttp
-    PYTHONPATH=/work/main /tmp/ten/bin/python -m benchmarks.decisions.http_vs_tenacity
+    pip install --target /tmp/tenlib tenacity
+    PYTHONPATH=/tmp/tenlib .venv/bin/python -m benchmarks.decisions.http_vs_tenacity
 
 Prints: (1) how many code lines the project's retry part takes and how many a tenacity version
 of the same `get` takes (both counted the same way: lines of code, no blank, comment or docstring
@@ -274,7 +275,7 @@ def main() -> None:
     print(
         f"installed size (no __pycache__): {tree_bytes(pkg) / 1024:.0f} KB, "
         f"{sum(1 for p in pkg.rglob('*.py'))} .py files, "
-        f"{sum(code_lines_file(p) for p in pkg.rglob('*.py'))} lines of code"
+        f"{sum(code_lines_file(p) for p in pkg.rglob('*.py'))} non-blank, non-comment lines"
     )
     for module, before in (("tenacity", ""), ("tenacity", "asyncio, aiohttp"), ("aiohttp", "")):
         after = f" after import {before} (what the bot would add)" if before else " (cold)"

@@ -12,11 +12,10 @@ from collections.abc import Mapping, Sequence
 import discord
 
 from bot.app import limits
-from bot.app.markdown import escape, escape_snippet, masked_link
+from bot.app.markdown import escape, masked_link
 from bot.papers.latex import display_title, latex_to_unicode
 from bot.papers.links import clean_url, paper_links
 from bot.papers.records import Paper
-from bot.search.results import Hit, SearchResult
 
 COLOR = discord.Colour(0x3B82F6)
 ERROR_COLOR = discord.Colour(0xEF4444)
@@ -34,8 +33,6 @@ LINK_LABELS = {
     "project": "Project page",
 }
 DERIVED_NOTE = "headline derived from the abstract"
-# A results page's title: this prefix, then the query (which a long query's ◀ ▶ read back).
-SEARCH_TITLE_PREFIX = "🔎 "
 
 
 def finish(embed: discord.Embed, budget: int = limits.EMBED_TOTAL) -> discord.Embed:
@@ -84,63 +81,6 @@ def authors_short(paper: Paper, first: int = AUTHORS_IN_HIT) -> str:
 def venue_line(paper: Paper) -> str:
     """Venue and, when known, the decision (Oral, Spotlight, Poster)."""
     return " · ".join(x for x in (paper.venue, paper.status or "") if x)
-
-
-def page_of(result: SearchResult) -> tuple[int, int]:
-    """(current page, page count), both from 1."""
-    return result.offset // max(1, result.limit) + 1, result.pages
-
-
-def footer_text(result: SearchResult, venue: str | None = None) -> str:
-    """ "page 2/7 · 31 matches for …", or "page 2/40+ · 200+ matches for …" when the total
-    is a lower bound (`SearchResult.total_exact`)."""
-    page = page_of(result)[0]
-    where = f" in {venue}" if venue else ""
-    return (
-        f"page {page}/{result.pages_text()} · {result.matches_text()} for “{result.query}”{where}"
-    )
-
-
-def hit_block(hit: Hit, budget: int) -> str:
-    """One hit: numbered linked title, venue/status and first authors, highlighted snippet."""
-    paper = hit.paper
-    title = limits.truncate(title_text(paper), 200)
-    head = f"**{hit.rank}. {masked_link(title, paper.link('page'))}**"
-    meta = escape(" · ".join(x for x in (venue_line(paper), authors_short(paper)) if x))
-    if paper.title_derived:
-        meta += " · _headline from abstract_"
-    lines = [head, meta] if meta else [head]
-    room = budget - sum(len(x) + 1 for x in lines)
-    if hit.snippet and room > 20:
-        lines.append(limits.truncate(escape_snippet(hit.snippet), room, markdown=True))
-    return limits.truncate("\n".join(lines), budget, markdown=True)
-
-
-def results_embed(
-    result: SearchResult,
-    *,
-    heading: str | None = None,
-    venue: str | None = None,
-    empty: str | None = None,
-) -> discord.Embed:
-    """One page of hits as one embed, footer "page 1/N · M matches for …"."""
-    # bot.app.results.pages.query_from_message reads the query back through the same prefix.
-    title = heading or f"{SEARCH_TITLE_PREFIX}{result.query}"
-    embed = discord.Embed(title=limits.truncate(title, limits.EMBED_TITLE), colour=COLOR)
-    if result.hits:
-        budget = (limits.EMBED_DESCRIPTION - 2 * len(result.hits)) // len(result.hits)
-        note = f"Did you mean **{result.suggestion}**?\n\n" if result.suggestion else ""
-        budget -= len(note) // len(result.hits) + 1
-        embed.description = note + "\n\n".join(hit_block(hit, budget) for hit in result.hits)
-    elif result.total or result.suggestion:
-        embed.description = result.empty_text()
-    else:
-        embed.description = empty or (
-            "No paper matches. Try fewer or broader words, check the "
-            "spelling, or drop the venue filter."
-        )
-    embed.set_footer(text=footer_text(result, venue))
-    return finish(embed)
 
 
 def found_links(paper: Paper) -> list[tuple[str, str]]:

@@ -25,6 +25,7 @@ from typing import TextIO
 import discord
 
 from bot.app import render
+from bot.app.results.embeds import page_of, results_embed
 from bot.app.results.pages import PageState, page_limit
 from bot.config import DailySettings, LibrarySettings, Settings
 from bot.console.daily import DAILY_HELP, LocalDaily
@@ -111,8 +112,8 @@ class Console:
 
     def show_page(self, state: PageState) -> None:
         result = state.run(self.engine)
-        self.state, self.result = replace(state, page=render.page_of(result)[0]), result
-        embed = render.results_embed(
+        self.state, self.result = replace(state, page=page_of(result)[0]), result
+        embed = results_embed(
             result,
             heading=state.heading(self.engine),
             venue=state.venue or None,

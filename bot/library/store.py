@@ -10,12 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bot.storage.rows import from_row, ts
-
-if TYPE_CHECKING:
-    from bot.storage.store import Storage
+from bot.storage.store import Storage
 
 
 @dataclass(frozen=True, slots=True)

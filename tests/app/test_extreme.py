@@ -25,7 +25,7 @@ from bot.app import refs, render, respond
 from bot.papers.corpus import load_corpus
 from bot.papers.formats import MAX_ABSTRACT
 from bot.search.engine import SearchEngine
-from tests.app.daily.support import DUE, START, DailyEnv, SteppedClock
+from tests.app.exts.daily.support import DUE, START, DailyEnv, SteppedClock
 from tests.app.helpers import assert_urls_well_formed, assert_within_limits, markup_in
 from tests.fakediscord import FakeDiscord, InteractionHandle, Reply, iter_components
 

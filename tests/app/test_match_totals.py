@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import pytest
 
-from bot.app import render
+from bot.app.results.embeds import footer_text
 from bot.app.results.pages import PageState
 from bot.app.results.views import results_view
 from bot.console.repl import Console
@@ -30,13 +30,13 @@ def test_footer_and_buttons_say_at_least_for_a_lower_bound():
     paper = Paper(id="p", title="A title", abstract="An abstract.", venue="V")
     hits = [Hit(replace(paper, id=f"p{rank}"), 1.0, "", rank) for rank in range(6, 11)]
     bound = SearchResult("graphs", hits, total=101, offset=5, limit=5, total_exact=False)
-    assert render.footer_text(bound) == "page 2/21+ · 101+ matches for “graphs”"
+    assert footer_text(bound) == "page 2/21+ · 101+ matches for “graphs”"
     assert bound.matches_text() == "101+ matches"
     assert bound.pages_text() == "21+"
     assert bound.has_next
     assert _arrows(bound, 2) == [False, False]
     exact = replace(bound, total=12, total_exact=True)
-    assert render.footer_text(exact, "ICML") == "page 2/3 · 12 matches for “graphs” in ICML"
+    assert footer_text(exact, "ICML") == "page 2/3 · 12 matches for “graphs” in ICML"
     last = replace(exact, offset=10, hits=hits[:2])
     assert not last.has_next
     assert _arrows(last, 3) == [False, True]

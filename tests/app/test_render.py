@@ -5,6 +5,7 @@ from __future__ import annotations
 import discord
 
 from bot.app import limits, refs, render
+from bot.app.results.embeds import hit_block, results_embed
 from bot.app.results.pages import LIMIT_MAX, PAGE_MAX, QUERY_MAX, VENUE_MAX, PageState
 from bot.app.results.views import PageButton, paper_view, results_view
 from bot.papers.records import Link, Paper
@@ -64,7 +65,7 @@ def test_results_embed_within_limits_with_ten_huge_hits() -> None:
         for i in range(LIMIT_MAX)
     ]
     result = SearchResult("optimal transport " * 20, hits, total=10_000, offset=0, limit=LIMIT_MAX)
-    embed = render.results_embed(result, venue="ICML 2026")
+    embed = results_embed(result, venue="ICML 2026")
     state = PageState("s", ("q" * QUERY_MAX), 1, LIMIT_MAX, "v" * VENUE_MAX)
     assert_within_limits(message(embed, results_view(result, state, share=True)))
     assert embed.description
@@ -84,7 +85,7 @@ def test_hit_block_links_title_and_escapes_brackets() -> None:
         authors=("A", "B", "C", "D"),
         links=(Link("page", "https://example.org/p1"),),
     )
-    block = render.hit_block(Hit(paper, 1.0, "the **snippet**", 3), 500)
+    block = hit_block(Hit(paper, 1.0, "the **snippet**", 3), 500)
     first, meta, snippet = block.split("\n")
     assert first == (
         "**3. [A \\[bracketed\\] title\\_with\\_underscores](https://example.org/p1)**"
@@ -153,7 +154,7 @@ def test_found_links_reads_markdown_links_in_abstracts() -> None:
 
 
 def test_empty_results_and_help(icml_engine: SearchEngine) -> None:
-    empty = render.results_embed(SearchResult("nothing here", [], total=0))
+    empty = results_embed(SearchResult("nothing here", [], total=0))
     assert "No paper matches" in (empty.description or "")
     assert empty.footer.text == "page 1/1 · 0 matches for “nothing here”"
     venues = {f"Venue {i}": i * 1000 for i in range(200)}

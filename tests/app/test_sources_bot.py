@@ -21,7 +21,7 @@ from bot.daily.tables import DailyTables
 from bot.search.engine import SearchEngine
 from bot.search.recent import stamp
 from bot.storage.store import Storage
-from tests.app.daily.support import DUE, START, DailyEnv, SteppedClock, until
+from tests.app.exts.daily.support import DUE, START, DailyEnv, SteppedClock, until
 from tests.app.helpers import TOKEN, answered, make_bot
 from tests.fakediscord import FakeDiscord
 from tests.fakesources import FakeOpenReview, Fault, note

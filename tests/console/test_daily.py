@@ -185,7 +185,7 @@ def test_set_status_post_once_restart_next_day_and_off(
     assert "Paper of the day: off" in third
 
 
-# The same inputs and words as the Discord test of /daily set (tests/app/daily/test_cog.py).
+# The same inputs and words as the Discord test of /daily set (tests/app/exts/daily/test_cog.py).
 BAD_INPUT = [
     ("25:00 Europe/Paris", "hours go from 00 to 23"),
     ('"9 o\'clock" Europe/Paris', "use 24-hour HH:MM"),

@@ -13,7 +13,7 @@ is too long to fit; `{venue}` is the venue filter, or the key of a venue name lo
 after a restart and after a corpus reload that keeps its paper; when the paper or venue is
 gone, the click answers so. A query too long for the custom_id (a pasted title) is stored as
 `QUERY_IN_MESSAGE` instead: the button then reads the query back from the message it sits
-on, whose embed title is `render.SEARCH_TITLE_PREFIX` + the query, written and read through
+on, whose embed title is `embeds.SEARCH_TITLE_PREFIX` + the query, written and read through
 that one constant (`QUERY_MAX` keeps the title whole within 256).
 """
 
@@ -26,6 +26,7 @@ import discord
 
 from bot.app import limits, refs, render
 from bot.app.markdown import escape
+from bot.app.results.embeds import SEARCH_TITLE_PREFIX
 from bot.search.recent import newest
 from bot.search.results import Filters, SearchResult
 
@@ -132,7 +133,5 @@ def query_from_message(message: discord.Message | None) -> str | None:
         return None
     title = message.embeds[0].title or ""
     return (
-        title.removeprefix(render.SEARCH_TITLE_PREFIX)
-        if title.startswith(render.SEARCH_TITLE_PREFIX)
-        else None
+        title.removeprefix(SEARCH_TITLE_PREFIX) if title.startswith(SEARCH_TITLE_PREFIX) else None
     )

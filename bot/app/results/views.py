@@ -23,6 +23,7 @@ import discord
 from bot.app import limits, refs, render, respond
 from bot.app.items import BotButton, BotItem, Match, PaperButton
 from bot.app.results import saving
+from bot.app.results.embeds import page_of, results_embed
 from bot.app.results.pages import (
     QUERY_IN_MESSAGE,
     PageKind,
@@ -51,7 +52,7 @@ def results_view(result: SearchResult, state: PageState, *, share: bool) -> disc
     view = discord.ui.View(timeout=None)
     if result.hits:
         view.add_item(OpenMenu(result))
-    page, pages = render.page_of(result)
+    page, pages = page_of(result)
     for target, label in ((page - 1, "◀"), (page + 1, "▶")):
         cid = state.custom_id(max(0, target))
         if cid is None:
@@ -98,10 +99,10 @@ async def show_page(
         done = state.resolved(engine)
         result = done.run(engine)
         venue = done.venue or None
-        embed = render.results_embed(
+        embed = results_embed(
             result, heading=done.heading(engine), venue=venue, empty=done.empty_text()
         )
-        return replace(done, page=render.page_of(result)[0]), result, embed
+        return replace(done, page=page_of(result)[0]), result, embed
 
     shown, result, embed = await respond.compute(interaction, work, ephemeral=ephemeral, edit=edit)
     share = ephemeral and not (

@@ -17,7 +17,7 @@ from bot.follows.store import Follows
 from bot.papers.records import Link, Paper
 from bot.search.engine import SearchEngine
 from bot.storage.store import Storage
-from tests.app.daily.support import until
+from tests.app.exts.daily.support import until
 from tests.app.helpers import TOKEN, answered, make_bot, make_settings
 from tests.fakediscord import BotConnection, FakeDiscord
 from tests.fakediscord.faults import Fault, error_body

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.library.store import Library
-from tests.app.daily.support import DUE, DailyEnv, text_of, until
+from tests.app.exts.daily.support import DUE, DailyEnv, text_of, until
 from tests.app.helpers import answered
 
 MANAGE_GUILD = str(1 << 5)

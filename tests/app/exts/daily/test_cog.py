@@ -17,7 +17,7 @@ import pytest
 
 from bot.app.client import PaperBot
 from bot.daily.tables import DailyTables
-from tests.app.daily.support import (
+from tests.app.exts.daily.support import (
     DUE,
     DailyEnv,
     text_of,

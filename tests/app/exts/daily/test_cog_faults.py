@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 import pytest
 
 from bot.daily.tables import DailyTables
-from tests.app.daily.support import (
+from tests.app.exts.daily.support import (
     DUE,
     DailyEnv,
     text_of,

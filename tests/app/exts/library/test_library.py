@@ -18,7 +18,7 @@ from bot.config import LibrarySettings, SearchSettings
 from bot.papers.records import Link, Paper
 from bot.search.engine import SearchEngine
 from bot.storage.store import Storage
-from tests.app.daily.support import DUE, DailyEnv
+from tests.app.exts.daily.support import DUE, DailyEnv
 from tests.app.helpers import TOKEN, answered, make_bot, make_settings
 from tests.fakediscord import BotConnection, FakeDiscord
 
