@@ -24,7 +24,8 @@ from bot.evaluation.knownitem import KINDS, known_item_set
 from bot.evaluation.metrics import mean_scores
 from bot.papers.corpus import load_file
 from bot.search.analysis.analyzer import Analyzer
-from bot.search.engine import SearchEngine, doc_text
+from bot.search.engine import SearchEngine
+from bot.search.parts import doc_text
 
 EXCLUDE = ("Reject", "Withdraw", "Desk Reject")
 DEPTH = 100

@@ -34,8 +34,9 @@ from benchmarks.synth import Source, cached_corpus
 from bot.config import EXCLUDED_STATUSES, Settings
 from bot.papers.corpus import load_corpus
 from bot.search.analysis.analyzer import Analyzer
-from bot.search.engine import SearchEngine, doc_text
+from bot.search.engine import SearchEngine
 from bot.search.index.postings import BM25Index
+from bot.search.parts import doc_text
 from bot.search.ranking import kernel
 from bot.search.ranking.pruning import search_top_k
 from bot.search.ranking.topk import top_k

@@ -121,7 +121,7 @@ def memory(corpus: Path, index_dir: Path, warmup: int, queries: int, unbounded: 
 def reanalysing_every_candidate(engine, phrases):
     """The phrase check as it was before issue 12 (as `SearchEngine._phrase_docs`): every
     document holding the phrases' words has its text analysed again."""
-    from bot.search.engine import doc_text
+    from bot.search.parts import doc_text
 
     ids = np.arange(engine.index.n_docs, dtype=np.int32)
     keep = np.ones(ids.shape[0], dtype=bool)

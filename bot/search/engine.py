@@ -3,11 +3,17 @@
 `SearchEngine.load(settings)` reads the corpus, then loads the saved index or builds and saves
 it. Queries are parsed (`bot.search.query.parser`), analysed with the same analyzer as the
 documents, scored by the postings index and cut to the requested page by `top_k`.
+
+The engine is composed of its parts (`bot.search.parts.EngineParts`: the papers' lookups, the
+index, the plan filters, the caches), held in one attribute: a rebuild after damage swaps
+them all in one store (`_rebuild`). Lookups that rank nothing are `PaperLookups`'s, passed
+through here, where a damaged engine refuses them.
 """
 
 from __future__ import annotations
 
 import logging
+import random as random_module
 from collections.abc import Sequence
 
 import numpy as np
@@ -15,47 +21,31 @@ import numpy as np
 from bot.config import SearchSettings, Settings
 from bot.papers.corpus import LoadReport
 from bot.papers.records import Paper
-from bot.search.analysis.analyzer import Analyzer, raw_words
+from bot.search.analysis.analyzer import Analyzer
 from bot.search.analysis.snippets import make_snippet
-from bot.search.files.columns import IdLookup
 from bot.search.files.integrity import IntegrityCheck
 from bot.search.files.opening import load_engine
-from bot.search.files.paperstore import PaperStore
-from bot.search.index.postings import BM25Index, BM25Params
-from bot.search.query.feedback import distinctive_terms, expand
+from bot.search.index.postings import BM25Index
+from bot.search.parts import EngineParts, Part
+from bot.search.query.feedback import distinctive_terms
 from bot.search.query.filters import PlanFilters
-from bot.search.query.parser import merge_filters, parse_query
+from bot.search.query.planning import make_plan
 from bot.search.query.proximity import rescore
 from bot.search.ranking.pages import pruned_page
 from bot.search.ranking.topk import top_k
-from bot.search.results import BadFilter, EmptyQuery, Filters, Hit, Plan, SearchResult
+from bot.search.results import Filters, Hit, IndexDamaged, Plan, SearchResult
+from bot.search.suggest.lookups import PaperLookups
 from bot.search.suggest.spelling import Speller
-from bot.search.suggest.titles import TitleIndex
 
 log = logging.getLogger(__name__)
 
 MAX_LIMIT = 100
-DOC_TERMS_CACHE = 4096
 
 
-def doc_text(paper: Paper, title_weight: int = 1) -> str:
-    """What is indexed: the title and the keywords (each repeated `title_weight` times) and
-    the abstract.
+class SearchEngine:
+    """Queries run over one set of parts (`EngineParts`), read through `_parts`, which a
+    rebuild replaces whole; the lookups and the parts are passed through for every surface."""
 
-    Keywords are the authors' own words for the topic (OpenReview venues carry them): a
-    search for `world models` should find a paper that lists it even if its abstract says
-    "learned simulators". Like the title they name what the paper is about, so they weigh
-    as much (keyword known-item set, train half: nDCG@10 0.9329 once, 0.9609 weighted).
-    BEIR collections have none, so their figures do not move.
-    """
-    weight = max(1, title_weight)
-    parts = [paper.title] * weight + [paper.abstract]
-    if paper.keywords:
-        parts += ["; ".join(paper.keywords)] * weight
-    return " ".join(parts)
-
-
-class SearchEngine(PlanFilters):
     def __init__(
         self,
         papers: Sequence[Paper],
@@ -64,43 +54,10 @@ class SearchEngine(PlanFilters):
         settings: SearchSettings | None = None,
         index: BM25Index | None = None,
     ) -> None:
-        self.settings = settings or SearchSettings()
-        self.analyzer = analyzer or Analyzer()
-        s = self.settings
-        if isinstance(papers, PaperStore):
-            # A saved store (SearchEngine.load): papers are decoded on access, and the columns
-            # below come ready-made instead of from a pass over every paper.
-            self.papers: Sequence[Paper] = papers
-            self._ids: Sequence[str] = papers.ids
-            titles: Sequence[str] = papers.titles
-            self._venues = list(papers.venues)
-            self._venue_of, self._year_of = papers.venue_of, papers.year_of
-            self.added: Sequence[str | None] = papers.added
-            self._lookup, self._title_index = papers.lookup, papers.title_index
-        else:
-            self.papers = list(papers)
-            self._ids = [p.id for p in self.papers]
-            titles = [p.title for p in self.papers]
-            self._lookup = IdLookup.of(self._ids)
-            self._title_index = TitleIndex.of(titles)
-            self._venues = sorted({p.venue for p in self.papers})
-            venue_pos = {v: i for i, v in enumerate(self._venues)}
-            self._venue_of = np.array([venue_pos[p.venue] for p in self.papers], dtype=np.int32)
-            self._year_of = np.array([p.year or 0 for p in self.papers], dtype=np.int32)
-            self.added = [p.added for p in self.papers]  # first-seen stamps (bot/search/recent)
-        self.index = index or BM25Index.build_parallel(
-            self.papers,
-            lambda p: raw_words(doc_text(p, s.title_weight)),
-            BM25Params(s.k1, s.b, s.epsilon),
-            expand=self.analyzer.expand,
+        self._parts = EngineParts.build(
+            papers, analyzer or Analyzer(), settings or SearchSettings(), index
         )
-        if self.index.n_docs != len(self.papers):
-            raise ValueError("index and corpus disagree on the number of papers")
-        self._titles = titles
-        # How the corpus was read (files, skipped records, problems); set by `load`.
-        self.load_report: LoadReport | None = None
-        # The digest check of the saved files (`load`), and what it found damaged.
-        self.integrity: IntegrityCheck | None = None
+        # What the integrity check found damaged, while the engine refuses to answer.
         self._damaged: str | None = None
 
     @classmethod
@@ -115,17 +72,15 @@ class SearchEngine(PlanFilters):
 
     def _rebuild(self, settings: Settings, problem: str) -> None:
         """Refuse while the saved files are rebuilt from the corpus, then serve the rebuilt
-        engine (same corpus, so the same positions: a search in flight stays consistent)."""
+        engine's parts (same corpus, so the same positions: a search in flight stays
+        consistent). One store swaps every part, and the caches built on the damaged ones."""
         self._damaged = problem
         try:
             fresh = SearchEngine.load(settings)
         except Exception:  # the corpus itself may be gone: keep refusing, say why
             log.exception("could not rebuild the damaged index; searches are refused")
             return
-        state = dict(vars(fresh), _damaged=problem)
-        vars(self).update(state)
-        for key in set(vars(self)) - set(state):  # caches built on the damaged index
-            vars(self).pop(key, None)
+        self._parts = fresh._parts
         self._damaged = None
         log.warning("index rebuilt after damage: %s", problem)
 
@@ -145,6 +100,64 @@ class SearchEngine(PlanFilters):
         """What the integrity check found damaged, while the engine refuses to answer."""
         return self._damaged
 
+    def _refuse_if_damaged(self) -> None:
+        if self._damaged is not None:
+            raise IndexDamaged()
+
+    # -- parts ------------------------------------------------------------------------------
+
+    settings: Part[SearchSettings] = Part()
+    analyzer: Part[Analyzer] = Part()
+    index: Part[BM25Index] = Part()
+    lookups: Part[PaperLookups] = Part()
+    filters: Part[PlanFilters] = Part()
+    speller: Part[Speller] = Part()
+    papers: Part[Sequence[Paper]] = Part("lookups.papers")
+    # Paper ids and first-seen stamps in corpus order (positions match `papers`).
+    ids: Part[Sequence[str]] = Part("lookups.ids")
+    added: Part[Sequence[str | None]] = Part("lookups.added")
+    # How the corpus was read, and the digest check of the saved files: set by `load`.
+    load_report: Part[LoadReport | None] = Part(settable=True)
+    integrity: Part[IntegrityCheck | None] = Part(settable=True)
+
+    # -- lookups (`PaperLookups`) -------------------------------------------------------------
+
+    def paper(self, ref: str) -> Paper:
+        """Exact id, then an id without its venue prefix, then the title (exact, then prefix)."""
+        self._refuse_if_damaged()
+        return self.lookups.paper(ref)
+
+    def random(self, venue: str | None = None, rng: random_module.Random | None = None) -> Paper:
+        self._refuse_if_damaged()
+        return self.lookups.random(venue, rng)
+
+    def suggest(self, prefix: str, limit: int = 25) -> list[tuple[str, str]]:
+        """(id, title) pairs for autocomplete, from memory only; none while damaged
+        (autocomplete offers nothing rather than an error)."""
+        return [] if self._damaged is not None else self.lookups.suggest(prefix, limit)
+
+    def complete(self, prefix: str, limit: int = 25) -> list[Paper]:
+        """The papers of `suggest`, for surfaces that show more than a title."""
+        return [] if self._damaged is not None else self.lookups.complete(prefix, limit)
+
+    def suggest_authors(self, prefix: str, limit: int = 25) -> list[tuple[str, int]]:
+        """(name, number of papers) for autocomplete where an option is an author."""
+        return self.lookups.suggest_authors(prefix, limit)
+
+    def has_paper(self, paper_id: str) -> bool:
+        return self.lookups.has_paper(paper_id)
+
+    def venues(self) -> dict[str, int]:
+        return self.lookups.venues()
+
+    def resolve_venues(self, venue: str) -> list[int]:
+        """Venue positions matching `venue`; BadFilter names the venues when none match."""
+        return self.lookups.resolve_venues(venue)
+
+    def in_venue(self, venue: str) -> list[int]:
+        """Positions of the papers of `venue`; BadFilter names the venues when none match."""
+        return self.lookups.in_venue(venue)
+
     # -- search -----------------------------------------------------------------------------
 
     def _phrase_docs(self, phrases: Sequence[tuple[str, ...]]) -> np.ndarray:
@@ -163,15 +176,7 @@ class SearchEngine(PlanFilters):
 
     def _doc_terms(self, doc: int) -> list[str]:
         """Index terms of one paper, for feedback; cached because top hits repeat."""
-        cache: dict[int, list[str]] = self.__dict__.setdefault("_doc_terms_cache", {})
-        found = cache.get(doc)
-        if found is None:
-            if len(cache) >= DOC_TERMS_CACHE:
-                cache.clear()
-            found = cache[doc] = self.analyzer(
-                doc_text(self.papers[doc], self.settings.title_weight)
-            )
-        return found
+        return self._parts.doc_terms(doc)
 
     def _select(self, plan: Plan) -> tuple[np.ndarray, np.ndarray]:
         """The one filtering path (`/search`, daily topic pools, `/similar`): the documents
@@ -196,7 +201,7 @@ class SearchEngine(PlanFilters):
     ) -> tuple[np.ndarray, np.ndarray]:
         """`_select`'s filters (skip, exclusions, author/venue/year) and its cut of weak
         matches, applied to the candidates `ids[keep]`."""
-        allowed = self._allowed(plan)
+        allowed = self.filters.allowed(plan)
         if allowed is not None:
             keep &= allowed[ids]
         ids, scores = ids[keep], scores[keep]
@@ -228,7 +233,7 @@ class SearchEngine(PlanFilters):
         else:
             # Nothing to rank by (`author:jordan` alone): newest first, then corpus order.
             ids, scores = self._select(plan)
-            order = np.lexsort((ids, -self._year_of[ids]))[: offset + limit]
+            order = np.lexsort((ids, -self.lookups.year_of[ids]))[: offset + limit]
             best_ids, best_scores, total = ids[order], scores[order], int(ids.shape[0])
         wanted = set(plan.terms)
         hits = []
@@ -266,7 +271,7 @@ class SearchEngine(PlanFilters):
         scored (`_select`), the reference the pruned path equals hit for hit."""
         found = None
         if not exhaustive and not plan.phrases:
-            allowed = self._allowed(plan)
+            allowed = self.filters.allowed(plan)
             found = pruned_page(self.index, plan, k, allowed, self.settings)
         if found is None:
             ids, scores = self._select(plan)
@@ -279,70 +284,13 @@ class SearchEngine(PlanFilters):
         best_ids, best_scores = top_k(ids, scores, k)
         return best_ids, best_scores, total, exact
 
-    @property
-    def speller(self) -> Speller:
-        found: Speller | None = self.__dict__.get("_speller")
-        if found is None:
-            found = self.__dict__["_speller"] = Speller(
-                self.analyzer, self.index, lambda doc: doc_text(self.papers[doc])
-            )
-        return found
-
     def plan(self, query: str, filters: Filters | None = None, *, suggest: bool = False) -> Plan:
-        """`query` parsed and analysed as every surface runs it; EmptyQuery when it holds
-        neither a word to rank by nor a filter to list by.
-
-        With `prf_docs`/`prf_terms`/`prf_weight` set, the query is widened with words of its
-        best first-pass hits (`bot.search.query.feedback`). `suggest` looks for corrections of words
-        the index does not know (people see them; evaluation and daily pools need none).
-        """
+        """`query` parsed and analysed as every surface runs it (`make_plan`); EmptyQuery when
+        it holds neither a word to rank by nor a filter to list by. `suggest` looks for
+        corrections of words the index does not know (people see them; evaluation and daily
+        pools need none)."""
         self._refuse_if_damaged()
-        parsed = parse_query(query or "")
-        if parsed.problems:
-            raise BadFilter(" ".join(parsed.problems))
-        s = self.settings
-        terms, term_weights = self.analyzer.query_terms(parsed.text, s.compound_weight)
-        merged = merge_filters(parsed.filters, filters)
-        if not terms and merged.is_empty():
-            if parsed.text.strip():
-                raise EmptyQuery(
-                    "Nothing to search for: those are all very common words. "
-                    "Try the words that make the paper special."
-                )
-            raise EmptyQuery()
-        if merged.venue:
-            self.resolve_venues(merged.venue)  # an unknown venue is an error, said now
-        phrases = [tuple(t) for t in (self.analyzer(p) for p in parsed.phrases) if t]
-        # All-1 weights are left out so a plain query scores exactly as rank_bm25 would.
-        weights: Sequence[float] | None = None
-        if any(w != 1.0 for w in term_weights):
-            weights = term_weights
-        extra: tuple[str, ...] = ()
-        if terms and s.prf_docs > 0 and s.prf_terms > 0 and s.prf_weight > 0:
-            ids, scores = self.index.score(terms, weights)
-            expansion = expand(
-                terms,
-                ids,
-                scores,
-                self._doc_terms,
-                docs=s.prf_docs,
-                n_terms=s.prf_terms,
-                weight=s.prf_weight,
-                weights=weights,
-            )
-            extra = expansion.added
-            if extra:
-                weights = expansion.weights
-        return Plan(
-            query=query,
-            terms=tuple(terms),
-            weights=tuple(weights) if weights is not None else None,
-            filters=merged,
-            phrases=tuple(phrases),
-            excludes=parsed.excludes,
-            extra=extra,
-            suggestion=self.speller.suggest_query(query, terms, phrases) if suggest else None,
-        )
+        return make_plan(self._parts, query, filters, suggest=suggest)
 
     def search(
         self,
@@ -366,7 +314,7 @@ class SearchEngine(PlanFilters):
         paper's most distinctive terms by tf-idf (`similar_terms` of them), not its whole
         text, which would match nearly every paper through words like "propose"."""
         paper = self.paper(ref)
-        doc = self._lookup.find(paper.id)
+        doc = self.lookups.lookup.find(paper.id)
         assert doc is not None, "a paper found by `paper` has a position"
         terms = distinctive_terms(
             self._doc_terms(doc),
@@ -381,4 +329,5 @@ class SearchEngine(PlanFilters):
         """Every paper id `/search` would list for `query` (a daily topic), in corpus order:
         the same plan and the same `_select`, so a pool never differs from the search."""
         ids, _scores = self._select(self.plan(query))
-        return [self._ids[i] for i in ids.tolist()]
+        ids_of = self.ids
+        return [ids_of[i] for i in ids.tolist()]

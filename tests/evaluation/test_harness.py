@@ -11,7 +11,8 @@ from bot.config import SearchSettings
 from bot.console.cli import main
 from bot.evaluation.harness import BeirError, apply_overrides, evaluate, read_beir
 from bot.search.analysis.analyzer import Analyzer
-from bot.search.engine import SearchEngine, doc_text
+from bot.search.engine import SearchEngine
+from bot.search.parts import doc_text
 from tests.conftest import TEST_DATA, shared_path
 
 TINY = TEST_DATA / "beir_tiny"

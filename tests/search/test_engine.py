@@ -164,6 +164,6 @@ def test_suggest_reads_no_paper(icml_engine, monkeypatch):
     expected = [(p.id, p.title) for p in icml_engine.complete("re")]
     # Autocomplete must answer from the in-memory columns: reading a paper would be I/O with
     # a saved paper store, so any access to engine.papers fails the test.
-    monkeypatch.setattr(icml_engine, "papers", None)
+    monkeypatch.setattr(icml_engine.lookups, "papers", None)
     assert icml_engine.suggest("re") == expected
     assert len(icml_engine.suggest("", limit=25)) == 19

@@ -27,6 +27,7 @@ from bot.search.files.paperstore import PaperStore, StoreError, digests
 from bot.search.files.storewriter import NotStorable, save_store, storable
 from bot.search.index.postings import BM25Index, BM25Params, IndexCacheError, saved_digests
 from bot.search.index.streamed import build_saved
+from bot.search.parts import doc_text
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchEngine
@@ -267,8 +268,6 @@ def _build_streamed(
     """The index and store built from text into `folder` without holding the corpus
     (`bot.search.index.streamed`); None when they cannot be written there (the caller then reads
     the corpus into memory and serves from it, as it always could)."""
-    from bot.search.engine import doc_text  # the engine module imports this one
-
     weight = settings.search.title_weight
     try:
         return build_saved(

@@ -19,6 +19,7 @@ arrays gets the pairs from one call.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -50,15 +51,17 @@ class PairIndex:
         "pair_positions",
     )
 
-    def __post_init__(self) -> None:
+    @cached_property
+    def _is_frequent(self) -> np.ndarray:
+        """Per term id, whether its pairs are indexed: `find`'s test, built on first use."""
         is_frequent = np.zeros(self.n_terms, dtype=bool)
         is_frequent[self.frequent] = True
-        object.__setattr__(self, "_is_frequent", is_frequent)
+        return is_frequent
 
     def find(self, first: int, second: int) -> int:
         """The pair's id in `runs`; NOT_INDEXED when a term is not frequent, NOWHERE when both
         are and the pair occurs in no document."""
-        is_frequent: np.ndarray = self.__dict__["_is_frequent"]
+        is_frequent = self._is_frequent
         if not (is_frequent[first] and is_frequent[second]):
             return NOT_INDEXED
         key = first * self.n_terms + second

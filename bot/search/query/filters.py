@@ -1,5 +1,5 @@
 """Which papers a plan may list: its filters (author, venue, year), its excluded words, and
-the paper `/similar` leaves out. A mixin of `SearchEngine`, kept apart so that `/search`,
+the paper `/similar` leaves out. A part of `SearchEngine`, kept apart so that `/search`,
 daily topic pools and `/similar` (`SearchEngine._narrow`) and pruned ranking
 (`bot.search.ranking.pages`, which needs the restriction before scoring) share one filter.
 """
@@ -16,13 +16,16 @@ from bot.search.results import Plan
 from bot.search.suggest.lookups import PaperLookups
 
 
-class PlanFilters(PaperLookups):
-    """Filters over the columns and indexes `SearchEngine.__init__` sets."""
+class PlanFilters:
+    """Filters over an index's documents: excluded words from its postings (analysed as the
+    documents were), author/venue/year from the corpus's columns (`lookups`)."""
 
-    analyzer: Analyzer
-    index: BM25Index
+    def __init__(self, index: BM25Index, analyzer: Analyzer, lookups: PaperLookups) -> None:
+        self.index = index
+        self.analyzer = analyzer
+        self.lookups = lookups
 
-    def _allowed(self, plan: Plan) -> np.ndarray | None:
+    def allowed(self, plan: Plan) -> np.ndarray | None:
         """Per paper, whether `plan`'s restrictions let it be listed: not the skipped paper,
         none of the excluded words (all words of an excluded phrase), the author/venue/year
         filters; None when there are none. The one filter of `/search`, pools and `/similar`
@@ -41,17 +44,18 @@ class PlanFilters(PaperLookups):
             for term in terms[1:]:
                 has_all = np.intersect1d(has_all, self.index.postings(term)[0], assume_unique=True)
             keep[has_all] = False
+        lookups = self.lookups
         if filters.venue:
-            keep &= np.isin(self._venue_of, self.resolve_venues(filters.venue))
+            keep &= np.isin(lookups.venue_of, lookups.resolve_venues(filters.venue))
         if filters.year:
-            keep &= np.asarray(self._year_of) == filters.year
+            keep &= np.asarray(lookups.year_of) == filters.year
         for author in filters.authors:
             wrote = np.zeros(self.index.n_docs, dtype=bool)
-            wrote[self.authors.docs(author)] = True
+            wrote[lookups.authors.docs(author)] = True
             keep &= wrote
         return keep
 
-    def _without(self, ids: np.ndarray, excludes: Sequence[str]) -> np.ndarray:
+    def without(self, ids: np.ndarray, excludes: Sequence[str]) -> np.ndarray:
         """Mask of documents containing none of the excluded words (all words of a phrase)."""
-        allowed = self._allowed(Plan(query="", excludes=tuple(excludes)))
+        allowed = self.allowed(Plan(query="", excludes=tuple(excludes)))
         return np.ones(ids.shape[0], dtype=bool) if allowed is None else allowed[ids]

@@ -134,3 +134,24 @@ def test_damage_found_in_a_folder_already_rebuilt_leaves_the_new_one_trusted(
     assert (folder / "meta.json").is_file()
     invalidate(folder, identity(folder))
     assert not (folder / "meta.json").exists()
+
+
+def test_a_rebuild_swaps_every_part_and_the_caches_built_on_them(tmp_path: Path) -> None:
+    """The rebuilt parts replace the damaged ones in one store: the same engine object
+    serves them, and nothing built on the damaged parts (speller, authors) survives."""
+    settings = settings_for(tmp_path)
+    SearchEngine.load(settings)  # builds and saves
+    engine = SearchEngine.load(settings)
+    assert engine.wait_verified(timeout=60)
+    expected = [(h.paper.id, h.score) for h in engine.search("sinkhorn transport").hits]
+    damaged_parts, speller = engine._parts, engine.speller
+    authors = engine.lookups.authors
+    assert engine.speller is speller  # built once, then cached on the parts
+    engine._rebuild(settings, "test damage")
+    assert engine.damaged is None
+    assert engine._parts is not damaged_parts
+    assert engine.index is engine._parts.index is engine.filters.index
+    assert engine.papers is engine.lookups.papers is engine.filters.lookups.papers
+    assert engine.speller is not speller
+    assert engine.lookups.authors is not authors
+    assert [(h.paper.id, h.score) for h in engine.search("sinkhorn transport").hits] == expected

@@ -19,8 +19,9 @@ import pytest
 from bot.papers.corpus import load_corpus
 from bot.papers.records import Paper
 from bot.search.analysis.analyzer import Analyzer
-from bot.search.engine import SearchEngine, doc_text
+from bot.search.engine import SearchEngine
 from bot.search.index.postings import BM25Index, BM25Params
+from bot.search.parts import doc_text
 from bot.search.results import EmptyQuery
 from tests.conftest import ICML, TEST_DATA
 
@@ -82,9 +83,8 @@ def test_a_phrase_search_analyses_no_paper_text(monkeypatch) -> None:
         )
         for i in range(3000)
     ]
-    engine = SearchEngine(papers)
     analysed: list[str] = []
-    real = engine.analyzer
+    real = Analyzer()
 
     class Counting:
         def __getattr__(self, name: str):
@@ -94,7 +94,8 @@ def test_a_phrase_search_analyses_no_paper_text(monkeypatch) -> None:
             analysed.append(text)
             return real(text)
 
-    engine.analyzer = Counting()  # type: ignore[assignment]
+    engine = SearchEngine(papers, analyzer=Counting())  # type: ignore[arg-type]
+    analysed.clear()  # only the search counts
     result = engine.search('"learning model"', limit=5, snippets=False)
     assert result.total == 1500
     assert all(int(h.paper.id[1:]) % 2 for h in result.hits)
@@ -231,7 +232,7 @@ def test_a_phrase_search_selects_what_scoring_everything_then_checking_did(icml_
         ids, scores = engine.index.score([*plan.terms, *plan.extra], plan.weights)
         keep = scores > 0
         if plan.excludes:
-            keep &= engine._without(ids, plan.excludes)
+            keep &= engine.filters.without(ids, plan.excludes)
         holds = np.array([all(contains_run(analysed[d], p) for p in plan.phrases) for d in ids])
         keep &= holds if ids.shape[0] else keep
         ids, scores = ids[keep], scores[keep]

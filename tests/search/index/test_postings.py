@@ -7,7 +7,6 @@ from rank_bm25 import BM25Okapi
 
 from bot.papers.corpus import load_corpus
 from bot.search.analysis.analyzer import Analyzer
-from bot.search.engine import doc_text
 from bot.search.files.integrity import first_damage
 from bot.search.index.postings import (
     MIN_IDF,
@@ -16,6 +15,7 @@ from bot.search.index.postings import (
     IndexCacheError,
     saved_digests,
 )
+from bot.search.parts import doc_text
 from bot.search.ranking.topk import top_k
 from tests.conftest import shared_path
 

@@ -26,11 +26,12 @@ import bot.search.index.streamed
 from bot.config import Settings, load_settings
 from bot.papers.corpus import load_corpus
 from bot.search.analysis.analyzer import Analyzer, raw_words
-from bot.search.engine import SearchEngine, doc_text
+from bot.search.engine import SearchEngine
 from bot.search.files.paperstore import PaperStore
 from bot.search.index.build import Partial
 from bot.search.index.postings import BM25Index
 from bot.search.index.workers import Workers
+from bot.search.parts import doc_text
 from tests.conftest import ICML
 from tests.search.buildcorpus import write_build_corpus
 

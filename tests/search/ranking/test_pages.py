@@ -181,7 +181,7 @@ def test_similar_and_phrases_page_as_the_exhaustive_path(engine, pruned_answers)
     """/similar (a bag of distinctive terms, its paper skipped) prunes; phrases do not."""
     rng = random.Random(5)
     for paper in rng.sample(list(engine.papers), 25):
-        doc = engine._lookup.find(paper.id)
+        doc = engine.lookups.lookup.find(paper.id)
         terms = distinctive_terms(
             engine._doc_terms(doc),
             engine.index.doc_freq,
@@ -299,7 +299,7 @@ def test_past_the_end_is_exact():
 
 
 def test_filters_are_one_mask_for_search_pools_and_pruning(engine):
-    """`_allowed` is, paper by paper, what each restriction means (checked by brute force),
+    """`filters.allowed` is, paper by paper, what each restriction means (checked by brute force),
     and what `_narrow` keeps: a filtered query's pool is its exhaustive selection."""
     author = engine.papers[1].authors[0]
     terms = [set(engine._doc_terms(doc)) for doc in range(len(engine.papers))]
@@ -313,7 +313,7 @@ def test_filters_are_one_mask_for_search_pools_and_pruning(engine):
     }
     for query, allows in cases.items():
         plan = engine.plan(query)
-        allowed = engine._allowed(plan)
+        allowed = engine.filters.allowed(plan)
         assert allowed is not None
         want = [allows(paper, terms[doc]) for doc, paper in enumerate(engine.papers)]
         assert allowed.tolist() == want, query
@@ -323,8 +323,8 @@ def test_filters_are_one_mask_for_search_pools_and_pruning(engine):
         assert allowed[ids].all()
         assert engine.matching_ids(query) == [engine.papers[i].id for i in ids.tolist()]
     skip = Plan(query="q", terms=("q",), skip=7)
-    assert np.flatnonzero(~engine._allowed(skip)).tolist() == [7]
-    assert engine._allowed(Plan(query="q", terms=("q",))) is None
+    assert np.flatnonzero(~engine.filters.allowed(skip)).tolist() == [7]
+    assert engine.filters.allowed(Plan(query="q", terms=("q",))) is None
 
 
 def test_occurrences_of_a_few_papers_are_those_of_the_whole_postings(engine):
