@@ -227,7 +227,7 @@ def _refusal(tmp_path, text):
         (
             "[storage]\ndatabse = 'x'\n",
             "[storage] has unknown key databse; the keys are database (or url), backup_dir, "
-            "backup_hours, backup_keep",
+            "backup_hours, backup_keep, timeout_seconds",
         ),
         (
             '[[sources.fetch]]\nkind = "arxiv"\ncategories = ["cs.LG"]\nout = "a"\n'

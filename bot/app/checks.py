@@ -1,7 +1,10 @@
-"""Checks and autocompletes shared by several cogs (cogs never import each other)."""
+"""Checks and autocompletes shared by several cogs (cogs never import each other), and the one
+input check of text the bot stores or looks up in its database (`stored_text`), which the
+console calls too."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -13,9 +16,17 @@ from bot.app.respond import NotOwner
 from bot.app.results.pages import VENUE_MAX
 from bot.library.store import Library
 from bot.search.results import SearchError
+from bot.storage.core import DatabaseBusy
+from bot.storage.validate import text_problem
 
 Choice = app_commands.Choice[str]
 ALL_VENUES = "all"  # `venue: all` searches every venue despite a server default
+# Control characters a field may hold (`stored_text`). Search words (a follow query, a daily
+# topic, a console /daily line) may hold tab, LF and CR: they only separate words, and the
+# command folds them into spaces. Names and ids (a venue, a paper, a follow id, a file name)
+# hold none.
+WORDS = "\t\n\r"
+NAME = ""
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
@@ -26,6 +37,35 @@ if TYPE_CHECKING:
         [discord.Interaction[PaperBot], Storage], Awaitable[Iterable[tuple[str, str]]]
     ]
     Autocomplete = Callable[[discord.Interaction[PaperBot], str], Coroutine[Any, Any, list[Choice]]]
+
+log = logging.getLogger(__name__)
+# The last default venue read per server, so a search still honours it while the database is
+# busy (bounded: servers beyond this many fall back to every venue until read again).
+DEFAULT_VENUES_KEPT = 10_000
+_DEFAULT_VENUES: dict[int, str | None] = {}
+
+
+class BadText(SearchError):
+    """User text with a character the bot does not store: refused before any database call,
+    with the same words on Discord and in the console (a SearchError: both show the message)."""
+
+
+def stored_text(value: str | None, what: str, allow: str = NAME) -> None:
+    """Refuse `value` (named `what`, as in "the query") if it holds a control character not in
+    `allow` (`WORDS` or `NAME`), or a NUL or lone surrogate whatever `allow` says.
+
+    Every command that stores user text, or looks it up in the database, calls this first. It
+    makes the two backends answer alike: SQLite kept a NUL byte that PostgreSQL refuses, so one
+    `/follow add` was stored on one and "Something went wrong" on the other, and the stored row
+    later broke `db copy`. The rule is `bot.storage.validate.text_problem`, which `db copy` and
+    `db restore` apply to the rows they move.
+    """
+    problem = None if value is None else text_problem(value, allow)
+    if problem is not None:
+        raise BadText(
+            f"{what[:1].upper()}{what[1:]} holds {problem}, which the bot does not accept; "
+            "nothing was changed."
+        )
 
 
 async def owner_only(interaction: discord.Interaction[PaperBot]) -> bool:
@@ -116,7 +156,19 @@ async def effective_venue(
         return None if venue.casefold() == ALL_VENUES else venue
     if interaction.guild_id is None or bot.storage is None:
         return None
-    default = await Library(bot.storage).default_venue(interaction.guild_id)
+    try:
+        default = await Library(bot.storage).default_venue(interaction.guild_id)
+    except DatabaseBusy:
+        # /search and /random need no database: a busy one leaves the default as last read.
+        default = _DEFAULT_VENUES.get(interaction.guild_id)
+        log.warning(
+            "default venue of server %s: database busy, using the last one read",
+            interaction.guild_id,
+        )
+    else:
+        _DEFAULT_VENUES[interaction.guild_id] = default
+        while len(_DEFAULT_VENUES) > DEFAULT_VENUES_KEPT:  # oldest first: a dict keeps order
+            del _DEFAULT_VENUES[next(iter(_DEFAULT_VENUES))]
     if not default:
         return None
     try:

@@ -15,17 +15,19 @@ import json
 import logging
 import pkgutil
 import sqlite3
+from collections.abc import Awaitable
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
+from discord import app_commands
 from discord.ext import commands
 
 import bot.app.exts
 from bot.app.identify import IdentifyPacer
 from bot.app.refresh import Refresher
 from bot.app.reload import Reloader, ReloadOutcome
-from bot.app.respond import DEFER_AFTER
+from bot.app.respond import DEFER_AFTER, watch_database
 from bot.app.results import views as results_views
 from bot.app.sync import CommandSyncer
 from bot.app.workers import off_loop
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
     from bot.timing import Clock
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 # Within the 10 s a worker host waits between SIGTERM and SIGKILL: replies in flight get
 # SHUTDOWN_GRACE s to finish, then RESTART_NOTICE s to tell their users the bot is restarting.
 SHUTDOWN_GRACE = 6.0
@@ -91,6 +94,20 @@ def dynamic_items() -> list[type[discord.ui.DynamicItem[Any]]]:
     return found
 
 
+class PaperTree(app_commands.CommandTree["PaperBot"]):
+    """The command tree: every command and autocomplete is watched from its first instant.
+
+    Why here: a command may read the database before anything answers it (the server's default
+    venue read by /search, a library page), and a locked table once held such commands past
+    Discord's 3 s. `interaction_check` runs first in the task that answers the interaction, so
+    the watch (`bot.app.respond.watch_database`) covers every database call made for it.
+    """
+
+    async def interaction_check(self, interaction: discord.Interaction[PaperBot], /) -> bool:
+        watch_database(interaction)
+        return True
+
+
 class PaperBot(commands.AutoShardedBot):
     """Shared state for cogs: `settings`, `engine` (SearchEngine) and `storage` (or None)."""
 
@@ -120,6 +137,7 @@ class PaperBot(commands.AutoShardedBot):
             intents=intents,
             help_command=None,
             owner_ids=owners or None,
+            tree_cls=PaperTree,
             **options,
         )
         self.settings = settings
@@ -146,7 +164,8 @@ class PaperBot(commands.AutoShardedBot):
         # Seconds close() waits for interactions already being answered (SIGTERM).
         self.shutdown_grace = SHUTDOWN_GRACE
         self._shutdown_task: asyncio.Task[None] | None = None
-        # Set when close() begins: a load before connecting stops waiting (`load_engine`).
+        # Set when close() begins: loading, logging in and connecting stop waiting for what
+        # they wait for (`until_stopping`).
         self.stopping = asyncio.Event()
         # Set when the grace is over: work still running answers "restarting" (bot.app.respond).
         self.restarting = asyncio.Event()
@@ -167,24 +186,38 @@ class PaperBot(commands.AutoShardedBot):
     async def _max_concurrency(self) -> int:
         return (await self.fetch_session_start_limits()).max_concurrency
 
-    async def launch_shards(self) -> None:
-        """Connect this process's shards; a stop (`close`) cancels what is left of it.
+    async def until_stopping(self, work: Awaitable[T]) -> asyncio.Future[T] | None:
+        """`work` run to its end (the done future), or cancelled once a stop begins (None).
 
-        discord.py retries a failed shard connect every 5 s for ever, even once the bot is
-        closing (each retry then fails with "Session is closed"), so a SIGTERM while shards were
-        still connecting never ended the process.
+        Why: discord.py waits for Discord without minding a stop. It retries a failed shard
+        connect every 5 s for ever, sleeps its reconnect backoff (up to 1024 s) and a 429's
+        Retry-After, and waits up to 60 s for a RESUME's connection, all in the task `start`
+        runs. A SIGTERM in any of them was heard only when the wait ended (issue 26.14).
         """
-        launch = asyncio.ensure_future(super().launch_shards())
+        task = asyncio.ensure_future(work)
         stopped = asyncio.ensure_future(self.stopping.wait())
         try:
-            await asyncio.wait({launch, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({task, stopped}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             stopped.cancel()
-            if not launch.done():
-                launch.cancel()
-                await asyncio.gather(launch, return_exceptions=True)
-        if not launch.cancelled():
-            launch.result()
+            if not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+        return None if task.cancelled() else task
+
+    async def login(self, token: str) -> None:
+        """discord.py's login (REST: the bot user, the application, then `setup_hook`),
+        given up when a stop begins: Discord may be rate-limiting or not answering."""
+        done = await self.until_stopping(super().login(token))
+        if done is not None:
+            done.result()
+
+    async def connect(self, *, reconnect: bool = True) -> None:
+        """discord.py's connection loop (shards connecting, reconnecting, resuming), ended
+        when a stop begins; `close` then closes the shards and answers what is in flight."""
+        done = await self.until_stopping(super().connect(reconnect=reconnect))
+        if done is not None:
+            done.result()
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
         """Wait only as long as this shard's IDENTIFY bucket needs (see bot.app.identify)."""
@@ -203,18 +236,12 @@ class PaperBot(commands.AutoShardedBot):
             return True
         from bot.search.engine import SearchEngine
 
-        load = asyncio.ensure_future(off_loop(SearchEngine.load, self.settings))
-        stop = asyncio.ensure_future(self.stopping.wait())
-        try:
-            await asyncio.wait({load, stop}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            stop.cancel()
-        if load.done():
-            self.engine = load.result()
-            return True
-        load.cancel()
-        log.info("stopped while loading the corpus")
-        return False
+        load = await self.until_stopping(off_loop(SearchEngine.load, self.settings))
+        if load is None:
+            log.info("stopped while loading the corpus")
+            return False
+        self.engine = load.result()
+        return True
 
     def _announce_reload(self, outcome: ReloadOutcome) -> None:
         """Events for cogs: `on_corpus_reloaded(outcome)` on every swap, and
@@ -257,7 +284,8 @@ class PaperBot(commands.AutoShardedBot):
         from bot.storage.store import Storage
 
         try:
-            return await Storage.open(self.settings.storage.database)
+            storage = self.settings.storage
+            return await Storage.open(storage.database, timeout=storage.timeout_seconds)
         except StorageError:
             raise
         except (OSError, sqlite3.Error, ConfigError) as exc:

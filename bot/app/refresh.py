@@ -4,24 +4,33 @@ then swap the new corpus in through the live reload (bot/app/reload.py).
 Why through the reload and not a separate path: the reload already builds the new engine in a
 thread, validates it and swaps it in one assignment while the old engine serves, and rejects a
 broken corpus with its reasons. A source that fails (network down, arXiv 503s beyond the retries,
-a venue id that does not exist) changes no file, triggers no reload, and is recorded in
-`sources` for `/admin status` and logged as a warning; the old corpus keeps serving. Pages of a
-fetch that failed part-way are valid merged records already written atomically, and join the
-corpus at the next successful reload.
+a venue id that does not exist, `[sources] max_fetch_seconds` reached) changes no file beyond
+the pages it saved, and is recorded in `sources` for `/admin status` and logged as a warning;
+the old corpus keeps serving. Pages of a fetch that failed part-way are valid merged records
+already written atomically, and the next refresh resumes after them.
+
+The refresh's reload waits its turn behind a reload running (`Reloader.reload_in_turn`): one
+that started before the fetch wrote its files would not serve the new papers.
+
+A refresh can take long (a Retry-After of 10 min is honoured while the bound allows), so
+`/admin refresh` starts it in the background (`begin`) and answers at once, and `current`
+says where it is for `/admin status`: each source fetching page k, waiting until a time, or
+queued, then the reload (bot/app/refreshstate.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from bot.app.refreshstate import RELOAD, JobProgress, RefreshRun, SourceStatus
 from bot.background import Background
 from bot.config import FetchJob, Settings, SourcesSettings
-from bot.sources.fetch import FetchReport, run_job
+from bot.sources.fetch import FetchReport, Progress, run_job
 from bot.sources.http import FetchError
 from bot.timing import Clock, SystemClock
 
@@ -30,23 +39,26 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-RunJob = Callable[[FetchJob, SourcesSettings], Awaitable[FetchReport]]
+Sleep = Callable[[float], Awaitable[Any]]
+
+
+class RunJob(Protocol):
+    """`bot.sources.fetch.run_job`, or a stand-in for it."""
+
+    def __call__(
+        self,
+        job: FetchJob,
+        settings: SourcesSettings,
+        *,
+        progress: Progress,
+        sleep: Sleep,
+        clock: Callable[[], float],
+    ) -> Awaitable[FetchReport]: ...
 
 
 class RefreshHost(Protocol):
     settings: Settings
     reloader: Reloader
-
-
-@dataclass(frozen=True, slots=True)
-class SourceStatus:
-    """The last refresh of one source, for `/admin status`."""
-
-    label: str
-    at: datetime
-    ok: bool
-    text: str  # the fetch summary, or why it failed
-    added: int = 0
 
 
 def next_refresh(times: tuple[str, ...], now: datetime) -> datetime | None:
@@ -60,7 +72,12 @@ def next_refresh(times: tuple[str, ...], now: datetime) -> datetime | None:
 
 
 class Refresher:
-    """Runs the configured fetches (one refresh at a time) and reloads when papers changed."""
+    """Runs the configured fetches (one refresh at a time) and reloads when papers changed.
+
+    `sleep` and `monotonic` are what a fetch waits with and measures its time bound by; tests
+    replace them so a 10-minute Retry-After costs nothing. `clock` is the wall clock of the
+    schedule and of the times `/admin status` shows.
+    """
 
     def __init__(
         self, host: RefreshHost, *, clock: Clock | None = None, run: RunJob | None = None
@@ -68,9 +85,13 @@ class Refresher:
         self.host = host
         self.clock: Clock = clock or SystemClock()
         self.run: RunJob = run or run_job
+        self.sleep: Sleep = asyncio.sleep
+        self.monotonic: Callable[[], float] = time.monotonic
         self.sources: dict[str, SourceStatus] = {}
         self.last_reload: ReloadOutcome | None = None
         self.next_at: datetime | None = None
+        self.current: RefreshRun | None = None  # the refresh running now
+        self.task: asyncio.Task[ReloadOutcome | None] | None = None  # the last one `begin` ran
         self._lock = asyncio.Lock()
         self.loop = Background("sources-refresh", self._loop)
 
@@ -78,35 +99,97 @@ class Refresher:
     def jobs(self) -> tuple[FetchJob, ...]:
         return self.host.settings.sources.fetch
 
+    @property
+    def busy(self) -> bool:
+        """A refresh runs (scheduled or asked for), or `begin` has just started one."""
+        return self._lock.locked() or (self.task is not None and not self.task.done())
+
+    def begin(self, source: str) -> asyncio.Task[ReloadOutcome | None] | None:
+        """Start a refresh in the background and return at once; None when one already runs
+        (the caller says so rather than queue a second fetch of the same sources)."""
+        if self.busy:
+            return None
+        self.task = asyncio.get_running_loop().create_task(
+            self.refresh(source), name="sources-refresh-now"
+        )
+        return self.task
+
+    def stage(self) -> str | None:
+        """Where the refresh running now is, in a few words; None when none runs."""
+        run = self.current
+        if run is None:
+            return None
+        if run.stage != RELOAD:
+            return run.stage
+        running = self.host.reloader.current
+        if running is not None and running != run.reload_source:
+            return f"waiting for the reload by {running} to finish"
+        return "reloading the corpus"
+
     async def refresh(self, source: str = "schedule") -> ReloadOutcome | None:
         """Fetch every source; reload when any added or updated a paper. Never raises for a
         source's failure: that is recorded and logged, and the current corpus stays."""
         async with self._lock:
-            changed = False
-            for job in self.jobs:
-                now = self.clock.now()
-                try:
-                    report = await self.run(job, self.host.settings.sources)
-                except (FetchError, OSError, ValueError) as exc:
-                    status = SourceStatus(job.label, now, False, str(exc))
-                    log.warning(
-                        "refresh of %s failed; keeping the current corpus: %s", job.label, exc
-                    )
-                except Exception as exc:  # a bug in one source must not stop the others
-                    log.exception("refresh of %s failed unexpectedly", job.label)
-                    status = SourceStatus(job.label, now, False, f"unexpected {type(exc).__name__}")
-                else:
-                    ok = report.complete
-                    status = SourceStatus(job.label, now, ok, report.summary(), report.counts.added)
-                    changed = changed or report.changed
-                    log.log(logging.INFO if ok else logging.WARNING, "refresh: %s", status.text)
-                self.sources[job.label] = status
-            if not changed:
-                log.info("refresh (%s): no source changed; the corpus stays as it is", source)
-                return None
-            outcome = await self.host.reloader.reload(f"refresh ({source})")
-            self.last_reload = outcome
-            return outcome
+            run = RefreshRun(source, self.clock.now(), [job.label for job in self.jobs])
+            self.current = run
+            try:
+                return await self._refresh(run)
+            finally:
+                self.current = None
+
+    async def _refresh(self, run: RefreshRun) -> ReloadOutcome | None:
+        changed = False
+        for job in self.jobs:
+            progress = run.start(job.label)
+            status, job_changed = await self._fetch(job, progress)
+            self.sources[job.label] = status
+            run.finish(job.label)
+            changed = changed or job_changed
+        if not changed:
+            log.info("refresh (%s): no source changed; the corpus stays as it is", run.source)
+            return None
+        run.stage = RELOAD
+        outcome = await self.host.reloader.reload_in_turn(run.reload_source)
+        self.last_reload = outcome
+        return outcome
+
+    async def _fetch(self, job: FetchJob, progress: JobProgress) -> tuple[SourceStatus, bool]:
+        """One source: its status for `/admin status`, and whether it changed the corpus."""
+        now = self.clock.now()
+        settings = self.host.settings.sources
+        try:
+            report = await self.run(
+                job,
+                settings,
+                progress=progress,
+                sleep=self._sleep_for(progress, job, settings),
+                clock=self.monotonic,
+            )
+        except (FetchError, OSError, ValueError) as exc:
+            log.warning("refresh of %s failed; keeping the current corpus: %s", job.label, exc)
+            return SourceStatus(job.label, now, False, str(exc)), False
+        except Exception as exc:  # a bug in one source must not stop the others
+            log.exception("refresh of %s failed unexpectedly", job.label)
+            return SourceStatus(job.label, now, False, f"unexpected {type(exc).__name__}"), False
+        ok = report.complete
+        status = SourceStatus(job.label, now, ok, report.summary(), report.counts.added)
+        log.log(logging.INFO if ok else logging.WARNING, "refresh: %s", status.text)
+        return status, report.changed
+
+    def _sleep_for(self, progress: JobProgress, job: FetchJob, settings: SourcesSettings) -> Sleep:
+        """The fetch's waits, shown in `/admin status` while they last: a retry's backoff or
+        the source's Retry-After (not arXiv's few seconds between calls, which are the pace)."""
+        polite = settings.arxiv_interval_seconds if job.kind == "arxiv" else 0.0
+
+        async def sleep(seconds: float) -> None:
+            if seconds > polite:
+                progress.waiting_until = self.clock.now() + timedelta(seconds=seconds)
+            try:
+                await self.sleep(seconds)
+            finally:
+                progress.waiting_until = None
+
+        return sleep
 
     # -- the schedule ---------------------------------------------------------------------
 
@@ -117,7 +200,13 @@ class Refresher:
         self.loop.start()
 
     async def stop(self) -> None:
+        """Stop the timer and a refresh `begin` started (the bot is closing: the pages saved
+        so far are kept, and the next refresh resumes them)."""
         await self.loop.stop()
+        task, self.task = self.task, None
+        if task is not None and not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
 
     async def _loop(self) -> None:
         if any(not job.out.is_file() for job in self.jobs):

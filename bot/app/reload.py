@@ -7,18 +7,17 @@ complete and valid. The swap is `holder.engine = new`, a single attribute store 
 loop, so a command sees either the old engine or the new one, never a mix. Commands read
 `bot.engine` at call time, so nothing else needs telling (the daily pools included).
 
-A broken new corpus is rejected with its reasons and the old engine stays. Besides what makes
-startup fail (`ConfigError`, `CorpusError`: a file missing, nothing usable), a reload also
-refuses damage the loader reports by kind (`LoadProblem.damage`: a malformed line, a JSON
-array cut short) and a corpus that lost more than `[corpus] reload_max_loss` of the papers
-served: a file cut at a third, or garbled, must not be swapped in as if it were an edit.
-`force` (`/admin reload force:True`, or `[corpus] reload_force` for SIGHUP) accepts it anyway.
-Records that are valid JSON but not usable papers are accepted and counted, as at startup.
+A broken new corpus is rejected with its reasons and the old engine stays (what is refused,
+and `force`: bot/app/reloadcheck.py, which builds and judges the new engine).
 
-A SIGHUP that arrives during a reload is not lost: one more reload runs after the current one
-(any number of signals meanwhile coalesce into that one), and the log says so.
+One reload runs at a time. `/admin reload` during one is refused at once with a clear answer;
+a SIGHUP meanwhile is not lost: one more reload runs after the current one (any number of
+signals meanwhile coalesce into that one, `_pending`), and the log says so. A source refresh
+(bot/app/refresh.py) waits its turn (`reload_in_turn`): it has just written new files, so a
+reload that started before them would not serve its papers.
 
-Used by `/admin reload` (bot/cogs/admin.py), SIGHUP (bot/runner.py) and the console.
+Used by `/admin reload` (bot/app/exts/admin), SIGHUP (bot/app/runner.py), the source refresh
+and the console.
 """
 
 from __future__ import annotations
@@ -28,29 +27,19 @@ import functools
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from bot.app.reloadcheck import MAX_REASONS, ReloadRejected, added_ids, build, restart_notes
 from bot.app.workers import off_loop
-from bot.config import ConfigError, Settings, load_settings
-from bot.papers.corpus import FILE_LEVEL, CorpusError, LoadReport
+from bot.config import Settings
 from bot.search.index.workers import WorkersStopped
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchEngine
 
 log = logging.getLogger(__name__)
-
-MAX_REASONS = 5
-
-
-class ReloadRejected(Exception):
-    """The new corpus or settings cannot be served; `reasons` say why (shown to the owner)."""
-
-    def __init__(self, reasons: Sequence[str]) -> None:
-        self.reasons = list(reasons) or ["unknown reason"]
-        super().__init__("; ".join(self.reasons))
 
 
 class EngineHolder(Protocol):
@@ -104,109 +93,6 @@ class ReloadOutcome:
         return text
 
 
-def fresh_settings(current: Settings, corpus_files: Sequence[Path] | None = None) -> Settings:
-    """`current` with its [corpus] and [search] re-read from the file it came from.
-
-    Secrets and the other sections stay as they are (they need a restart: the token, the
-    database, the shard count). Settings built in code (`source` None) have no file to re-read:
-    then only the corpus files are read again. `corpus_files` (the CLI's --corpus) wins.
-    """
-    settings = current
-    if current.source is not None:
-        reread = load_settings(current.source, env={}, dotenv=False)
-        settings = replace(current, corpus=reread.corpus, search=reread.search)
-    if corpus_files:
-        settings = settings.with_corpus(list(corpus_files))
-    return settings
-
-
-def restart_notes(current: Settings) -> tuple[str, ...]:
-    """Sections of the settings file that changed but only apply after a restart."""
-    if current.source is None:
-        return ()
-    try:
-        reread = load_settings(current.source, env={}, dotenv=False)
-    except ConfigError:
-        return ()
-    changed = [
-        name
-        for name in ("discord", "storage", "daily")
-        if getattr(reread, name) != getattr(current, name)
-    ]
-    if not changed:
-        return ()
-    return (f"Changed settings in [{'], ['.join(changed)}] apply after a restart.",)
-
-
-def objections(report: LoadReport | None, papers: int, previous: int, max_loss: float) -> list[str]:
-    """Why a new corpus should not replace the one served: damaged files, lost papers."""
-    reasons: list[str] = []
-    if not papers:
-        reasons.append("the new corpus has no papers")
-    damage = [p for p in (report.problems if report else []) if p.damage]
-    damage.sort(key=lambda p: p.kind not in FILE_LEVEL)  # a cut file first, then its lines
-    if damage:
-        files = len({p.path for p in damage})
-        reasons.append(f"{len(damage):,} malformed or cut line(s) in {files} file(s)")
-        reasons += [str(p) for p in damage[: MAX_REASONS - 2]]
-    if previous and papers < previous * (1.0 - max_loss):
-        lost = 1.0 - papers / previous
-        reasons.insert(
-            0,
-            f"the new corpus has {papers:,} papers, {lost:.0%} fewer than the {previous:,} "
-            f"served (more than the {max_loss:.0%} allowed by [corpus] reload_max_loss)",
-        )
-    return reasons
-
-
-def added_ids(old: SearchEngine | None, new: SearchEngine) -> tuple[str, ...]:
-    """Ids of `new` that `old` did not serve (all of them when there was no old engine)."""
-    before = set(old.ids) if old is not None else set()
-    return tuple(pid for pid in new.ids if pid not in before)
-
-
-def build(
-    current: Settings,
-    corpus_files: Sequence[Path] | None = None,
-    load: Callable[[Settings], SearchEngine] | None = None,
-    *,
-    previous: int = 0,
-    force: bool | None = None,
-) -> tuple[Settings, SearchEngine, tuple[str, ...]]:
-    """Re-read settings, load and validate the corpus: (settings, engine, what force let
-    through) or ReloadRejected. `force` None means the `[corpus] reload_force` setting.
-
-    Blocking (file reads, index build): run it in a thread. Never touches the serving engine.
-    """
-    if load is None:
-        from bot.search.engine import SearchEngine
-
-        load = SearchEngine.load
-    try:
-        settings = fresh_settings(current, corpus_files)
-    except ConfigError as exc:
-        raise ReloadRejected([f"settings: {exc}"]) from exc
-    try:
-        engine = load(settings)
-    except (CorpusError, ConfigError) as exc:
-        raise ReloadRejected([str(exc)]) from exc
-    except (OSError, ValueError) as exc:
-        raise ReloadRejected([f"could not load the corpus: {exc}"]) from exc
-    report = engine.load_report
-    reasons = objections(report, len(engine.papers), previous, settings.corpus.reload_max_loss)
-    if not reasons:
-        return settings, engine, ()
-    if not len(engine.papers):
-        raise ReloadRejected(reasons)
-    if force is None:
-        force = settings.corpus.reload_force
-    if not force:
-        hint = "to accept it anyway: /admin reload force:True (or [corpus] reload_force for SIGHUP)"
-        raise ReloadRejected([*reasons[: MAX_REASONS - 1], hint])
-    log.warning("reload forced despite: %s", "; ".join(reasons))
-    return settings, engine, tuple(reasons[:MAX_REASONS])
-
-
 class Reloader:
     """Runs one reload at a time for `holder`, in the background, and swaps atomically."""
 
@@ -223,6 +109,7 @@ class Reloader:
         self.last: ReloadOutcome | None = None
         self._running: str | None = None
         self._pending: tuple[str, bool | None] | None = None  # requested during a reload
+        self._turn = asyncio.Lock()  # held by the reload running; FIFO for those waiting
         self._tasks: set[asyncio.Task[ReloadOutcome]] = set()
         self.on_swap: list[Callable[[ReloadOutcome], None]] = []
 
@@ -230,14 +117,33 @@ class Reloader:
     def running(self) -> bool:
         return self._running is not None
 
+    @property
+    def current(self) -> str | None:
+        """Who asked for the reload running now (None when none runs)."""
+        return self._running
+
     async def reload(self, source: str, *, force: bool | None = None) -> ReloadOutcome:
         """Build the new engine in a thread; swap on success. Never raises for a bad corpus.
 
         A reload asked for while one runs is refused here (the owner gets an answer at once);
-        `request` (signals) queues it instead.
+        `request` (signals) queues it instead, and `reload_in_turn` waits for it.
         """
+        if self._running is not None:
+            old = self.holder.engine
+            return ReloadOutcome.kept(
+                source,
+                len(old.papers) if old is not None else 0,
+                0.0,
+                (f"a reload ({self._running}) is already running; try again when it has finished",),
+            )
+        return await self.reload_in_turn(source, force=force)
+
+    async def reload_in_turn(self, source: str, *, force: bool | None = None) -> ReloadOutcome:
+        """A reload that starts once the one running now (and any queued before) has ended:
+        for a caller that has just changed the files, which that one may not have read."""
         try:
-            return await self._reload_once(source, force)
+            async with self._turn:
+                return await self._reload_once(source, force)
         finally:
             if self._pending is not None and self._running is None:
                 queued, queued_force = self._pending
@@ -248,13 +154,6 @@ class Reloader:
     async def _reload_once(self, source: str, force: bool | None) -> ReloadOutcome:
         old = self.holder.engine
         previous = len(old.papers) if old is not None else 0
-        if self._running is not None:
-            return ReloadOutcome.kept(
-                source,
-                previous,
-                0.0,
-                (f"a reload ({self._running}) is already running; try again when it has finished",),
-            )
         self._running = source
         started = time.perf_counter()
         log.info("corpus reload requested by %s", source)
@@ -356,7 +255,7 @@ class Reloader:
             self._pending = (source, force)
             return None
         task = asyncio.get_running_loop().create_task(
-            self.reload(source, force=force), name=f"corpus-reload-{source}"
+            self.reload_in_turn(source, force=force), name=f"corpus-reload-{source}"
         )
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)

@@ -5,6 +5,13 @@ Discord gives an interaction 3 seconds for its first response. `soon` awaits the
 `defer_after` seconds, so fast answers cost one request and slow ones never miss the deadline.
 `send` then picks the right endpoint (initial response, follow-up, or edit) for whatever state
 the interaction is in.
+
+A database call is bounded by storage (`DatabaseBusy`: "The database is busy; try again in a
+moment.") but may still outlast Discord's 3 s, and it often comes before any `soon` (the
+server's default venue read by /search, a library page). So every interaction's task is
+watched (`watch_database`, from the command tree's check and `guarded`): a database call still
+running `defer_after` s after the interaction arrived has it acknowledged first
+(`acknowledge_early`), whichever command or component made the call.
 """
 
 from __future__ import annotations
@@ -12,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
@@ -21,6 +28,7 @@ from discord import app_commands
 from bot.app import render
 from bot.app.workers import off_loop
 from bot.search.results import SearchError
+from bot.storage.core import WHEN_SLOW, DatabaseBusy, WhenSlow
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
@@ -68,12 +76,62 @@ async def soon(
     """
     task = asyncio.ensure_future(work)
     done, _pending = await asyncio.wait({task}, timeout=interaction.client.defer_after)
-    if not done and not interaction.response.is_done():
+    if not done:
+        await acknowledge(interaction, ephemeral=ephemeral, edit=edit)
+    return await unless_restarting(interaction.client, task)
+
+
+async def acknowledge(
+    interaction: discord.Interaction[PaperBot], *, ephemeral: bool = True, edit: bool = False
+) -> bool:
+    """Defer `interaction` unless it is answered already; True if this call deferred it.
+
+    One at a time per interaction: `soon`'s work and a slow database call inside it may both
+    want to defer at once, and Discord refuses the second (40060)."""
+    lock = interaction.extras.setdefault("acknowledging", asyncio.Lock())
+    async with lock:
+        if interaction.response.is_done():
+            return False
         if edit:
             await interaction.response.defer()
         else:
             await interaction.response.defer(ephemeral=ephemeral, thinking=True)
-    return await unless_restarting(interaction.client, task)
+        return True
+
+
+def watch_database(interaction: discord.Interaction[PaperBot]) -> None:
+    """For the rest of the task answering `interaction`: a database call still running
+    `defer_after` s from now has the interaction acknowledged first (`acknowledge_early`).
+    Half the storage timeout if that is sooner: a call ends as "busy" no sooner than the
+    timeout, so the acknowledgement always comes first."""
+    client = interaction.client
+    wait = min(client.defer_after, client.settings.storage.timeout_seconds / 2)
+    at = asyncio.get_running_loop().time() + wait
+    WHEN_SLOW.set(WhenSlow(at, lambda: acknowledge_early(interaction)))
+
+
+async def acknowledge_early(interaction: discord.Interaction[PaperBot]) -> None:
+    """Acknowledge before the answer is known, the way that suits every answer: empty choices
+    for an autocomplete; a deferred update for a component (the answer may edit its message or
+    come as a new one); "thinking…" only the user sees for a command, which `send` swaps for a
+    public message if the answer is public. A failure here is logged: the work goes on.
+
+    An autocomplete answered so has nothing left to do (one answer per keystroke): its task
+    ends here, cancelled, and so does the database call, which would otherwise end in a busy
+    error that discord.py logs as a traceback."""
+    try:
+        if interaction.type is discord.InteractionType.autocomplete:
+            if not interaction.response.is_done():
+                await interaction.response.autocomplete([])
+            raise asyncio.CancelledError
+        edit = interaction.type is discord.InteractionType.component or (
+            interaction.type is discord.InteractionType.modal_submit
+            and interaction.message is not None
+        )
+        if await acknowledge(interaction, ephemeral=True, edit=edit) and not edit:
+            interaction.extras["early_placeholder"] = True
+    except discord.HTTPException as exc:
+        log.warning("could not acknowledge a slow interaction: %s", exc)
 
 
 async def compute(
@@ -108,14 +166,20 @@ async def send(
     interaction: discord.Interaction[PaperBot],
     *,
     embed: discord.Embed | None = None,
+    embeds: Sequence[discord.Embed] | None = None,
     view: discord.ui.View | None = None,
     ephemeral: bool = True,
     edit: bool = False,
     content: str | None = None,
     allowed_mentions: discord.AllowedMentions | None = None,
 ) -> None:
-    """Reply (or edit the message a component sits on) whether or not we deferred."""
-    kwargs: dict[str, Any] = {"embed": embed, "content": content}
+    """Reply (or edit the message a component sits on) whether or not we deferred.
+    `embeds` is several embeds on one message, instead of `embed`."""
+    kwargs: dict[str, Any] = (
+        {"embeds": list(embeds), "content": content}
+        if embeds is not None
+        else {"embed": embed, "content": content}
+    )
     if view is not None:
         kwargs["view"] = view
     if allowed_mentions is not None:
@@ -126,10 +190,17 @@ async def send(
         else:
             await interaction.response.edit_message(**kwargs)
         return
-    if embed is None:
+    if "embed" in kwargs and embed is None:
         kwargs.pop("embed")
     thinking = interaction.response.type is discord.InteractionResponseType.deferred_channel_message
-    if thinking and not interaction.extras.get("replaced_thinking"):
+    fresh = thinking and not interaction.extras.get("replaced_thinking")
+    if fresh and not ephemeral and interaction.extras.get("early_placeholder"):
+        # "thinking…" was shown only to the user before the answer was known (a slow database
+        # call, `acknowledge_early`); a public answer takes its place as a new message.
+        interaction.extras["replaced_thinking"] = True
+        await interaction.delete_original_response()
+        await interaction.followup.send(ephemeral=False, **kwargs)
+    elif fresh:
         # The first answer after a "thinking…" defer replaces that placeholder (its
         # visibility was fixed by the defer).
         interaction.extras["replaced_thinking"] = True
@@ -153,7 +224,7 @@ def describe(error: BaseException) -> tuple[str, bool]:
     """(message for the user, whether this is our bug whose traceback must be logged)."""
     if isinstance(error, app_commands.CommandInvokeError):
         return describe(error.original)
-    if isinstance(error, SearchError | Restarting):
+    if isinstance(error, SearchError | Restarting | DatabaseBusy):
         return str(error), False
     if isinstance(error, app_commands.CommandOnCooldown):
         wait = max(1, math.ceil(error.retry_after))
@@ -240,6 +311,7 @@ async def guarded(interaction: discord.Interaction[PaperBot], coro: Awaitable[ob
     discord.py only logs exceptions raised in DynamicItem callbacks, which would leave the
     user with "This interaction failed"; every component callback goes through here.
     """
+    watch_database(interaction)
     try:
         await coro
     except Exception as exc:  # noqa: BLE001 - every failure must still answer the user

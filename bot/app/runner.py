@@ -106,6 +106,36 @@ def apply_test_endpoints(env: dict[str, str] | None = None) -> bool:
     return True
 
 
+# discord.py's lines for a failed gateway connect (`discord.shard`: a shard's first connect,
+# and each reconnect), each logged with the whole traceback.
+RECONNECT_MESSAGES = ("Attempting a reconnect", "Failed to connect for shard_id")
+
+
+class OneLineReconnects(logging.Filter):
+    """Logs each failed gateway connect as discord.py's line plus its cause, no traceback.
+
+    Why: discord.py retries for as long as an outage lasts, and each attempt printed a full
+    traceback (18 in one outage, issue 26.14) that buried the lines that matter. The cause
+    (`_reason`: what could not be reached, and why) is all those tracebacks said.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.msg
+        if not record.exc_info or not isinstance(message, str):
+            return True
+        if message.startswith(RECONNECT_MESSAGES) and isinstance(record.args, tuple):
+            error = record.exc_info[1]
+            if error is not None:
+                record.msg = message + " (%s)"
+                record.args = (*record.args, _reason(error))
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
+ONE_LINE_RECONNECTS = OneLineReconnects()
+
+
 def install_signal_handlers(bot: PaperBot) -> list[signal.Signals]:
     """SIGTERM/SIGINT close the bot gracefully; SIGHUP reloads the corpus in the background.
 
@@ -250,6 +280,7 @@ def run_bot(
     if hasattr(signal, "SIGUSR1"):
         # `kill -USR1 <pid>`: every thread's stack on stderr, for a process that seems stuck.
         faulthandler.register(signal.SIGUSR1, all_threads=True)
+    logging.getLogger("discord.shard").addFilter(ONE_LINE_RECONNECTS)
     try:
         asyncio.run(serve(settings, token, force_sync=force, corpus_files=corpus_files))
     except CorpusError as exc:

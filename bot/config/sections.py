@@ -95,6 +95,9 @@ class StorageSettings:
     backup_dir: Path = PROJECT_ROOT / "state" / "backups"
     backup_hours: Annotated[float, within(0.1, 30 * 24.0)] = 24.0
     backup_keep: Annotated[int, within(1, 1000)] = 7
+    # How long one database call of the bot may wait (a lock, a busy pool, a slow statement)
+    # before its user is told the database is busy (bot/storage/core.py).
+    timeout_seconds: Annotated[float, within(0.1, 300.0)] = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +163,11 @@ class SourcesSettings:
     retry_base_seconds: Annotated[float, within(0.01, HOUR)] = 2.0
     retry_max_seconds: Annotated[float, within(0.01, DAY)] = 120.0
     timeout_seconds: Annotated[float, within(0.1, HOUR)] = 60.0
+    # A response body larger than this is refused, read in chunks up to the limit.
+    max_response_mb: Annotated[int, within(1, 4096)] = 128
+    # The most one fetch job may take, its requests and every retry's wait together: a wait
+    # (a 429's Retry-After) that would end later stops the job, resumable, instead.
+    max_fetch_seconds: Annotated[float, within(1.0, DAY)] = 1800.0
     # UTC times of day at which the running bot refreshes every [[sources.fetch]].
     refresh_at: Annotated[
         tuple[HourMinute, ...], Meta(description='UTC times as HH:MM in a list, e.g. ["06:30"]')

@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 from bot.config import ConfigError, load_settings
 from bot.sources import fetch as sources
-from bot.sources.http import FetchError, PoliteClient
+from bot.sources.http import FetchError
 
 
 def add_parser(sub: Any) -> None:
@@ -87,7 +87,9 @@ async def _run(args: argparse.Namespace, err: TextIO) -> sources.FetchReport:
     progress = BarProgress(label, err) if err.isatty() else LineProgress(label.strip(), err)
     interval = settings.arxiv_interval_seconds if args.source == "arxiv" else 0.0
     try:
-        async with PoliteClient(settings, interval=interval) as client:
+        # The same time bound as a scheduled refresh ([sources] max_fetch_seconds).
+        deadline = sources.Deadline(label.strip(), settings.max_fetch_seconds, asyncio.sleep)
+        async with sources.BoundedClient(settings, deadline, interval=interval) as client:
             run = sources.FetchRun(client, out, progress)
             if args.source == "openreview":
                 return await sources.fetch_openreview(run, settings.openreview_url, args.venue)

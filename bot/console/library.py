@@ -13,6 +13,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from bot.app.checks import WORDS, stored_text
 from bot.app.exts.follows.embeds import follows_embed
 from bot.app.exts.follows.notify import notice_message
 from bot.app.exts.follows.views import NOTICE_PAGE
@@ -20,14 +21,18 @@ from bot.app.exts.library.embeds import library_embed
 from bot.app.results.saving import save, saved_text
 from bot.config import LibrarySettings
 from bot.console.localdb import ConsoleContext
-from bot.follows.notices import plan
-from bot.follows.store import Follows
+from bot.follows.notices import Notice, deliver, plan
+from bot.follows.store import FollowRefused, Follows
 from bot.library import actions as library
+from bot.library import find
 from bot.library.store import Library
 from bot.storage.store import Storage
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from bot.papers.records import Paper
+    from bot.search.engine import SearchEngine
 
 T = TypeVar("T")
 LOCAL_USER = 0  # the console's one reader
@@ -90,6 +95,7 @@ class LocalLibrary:
         elif verb == "export":
             fmt, _, target = arg.partition(" ")
             fmt = fmt.lower() or "bibtex"
+            stored_text(target, "the file name")
             name, data, count, _missing = self._run(
                 lambda s: library.export_file(Library(s), engine, LOCAL_USER, fmt)
             )
@@ -112,6 +118,7 @@ class LocalLibrary:
             self.write(f"Unknown /library command {verb!r}.\n" + LIBRARY_HELP)
 
     def _change(self, verb: str, ref: str) -> None:
+        stored_text(ref, "the paper")
         engine = self.engine()
 
         async def go(storage: Storage) -> str:
@@ -128,20 +135,28 @@ class LocalLibrary:
     def _follow(self, verb: str, arg: str) -> None:
         if verb == "add":
             query = " ".join(arg.split())
+            stored_text(query, "the query", WORDS)
             self.engine().search(query, limit=1)  # bad syntax: a clear message, nothing kept
 
-            async def add(storage: Storage) -> str:
+            async def add(storage: Storage) -> str | None:
                 follows = Follows(storage)
                 await follows.record_corpus((p.id for p in self.engine().papers), library.now())
-                made = await follows.add(LOCAL_USER, query, library.now())
+                try:
+                    made = await follows.add(LOCAL_USER, query, now=library.now())
+                except FollowRefused:
+                    return None
                 return made.follow_id
 
             follow_id = self._run(add)
+            if follow_id is None:
+                self.write(f"Already following {query!r} (see /follow list).\n")
+                return
             self.write(f"Following {query!r} ({follow_id}): new matches show after /reload.\n")
         elif verb in ("", "list"):
             found = self._run(lambda s: Follows(s).personal(LOCAL_USER))
             self.show(follows_embed(found, "🔔 Your follows", "this console"))
         elif verb == "remove":
+            stored_text(arg, "the follow id")
             removed = self._run(lambda s: Follows(s).remove(arg.strip()))
             self.write(
                 "Follow removed.\n" if removed else f"No follow {arg!r} (see /follow list).\n"
@@ -150,12 +165,46 @@ class LocalLibrary:
             self.write(f"Unknown /follow command {verb!r}.\n" + LIBRARY_HELP)
 
     def after_reload(self) -> None:
-        """Print what each follow gets from the papers the reload added."""
+        """Print what each follow gets from the papers the reload added (the console's notices
+        go through the same claim and confirm as the bot's DMs)."""
         if not self.db.exists():
             return  # no database yet: no follows to tell
-        notices = self._run(lambda s: plan(s, self.engine(), library.now()))
-        for notice in notices:
+        engine = self.engine()
+
+        async def go(storage: Storage) -> list[tuple[Notice, list[Paper]]]:
+            await plan(storage, engine, library.now())
+            printer = NoticePrinter(storage, engine)
+            await deliver(
+                storage,
+                engine,
+                printer,
+                now=library.now,
+                owner="console",
+                page=NOTICE_PAGE,
+                console=True,
+            )
+            return printer.printed
+
+        for notice, more in self._run(go):
             self.show(notice_message(notice)[0])
-            if len(notice.papers) > NOTICE_PAGE:
-                for paper in notice.papers[NOTICE_PAGE:]:
-                    self.write(f"  {paper.id}  {paper.title}\n")
+            for paper in more:
+                self.write(f"  {paper.id}  {paper.title}\n")
+
+
+class NoticePrinter:
+    """`bot.follows.notices.Sender` for the console: keeps each notice, with the papers past
+    its first page, to print once the database call returns (printing cannot fail)."""
+
+    def __init__(self, storage: Storage, engine: SearchEngine) -> None:
+        self.storage = storage
+        self.engine = engine
+        self.printed: list[tuple[Notice, list[Paper]]] = []
+
+    async def send(self, notice: Notice) -> int:
+        rest = await Follows(self.storage).batch_page(notice.batch, NOTICE_PAGE, notice.total)
+        more = [p for p in (find(self.engine, pid) for pid in rest) if p is not None]
+        self.printed.append((notice, more))
+        return 0
+
+    async def find_sent(self, notice: Notice, since: datetime | None) -> int | None:
+        return None

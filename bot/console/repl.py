@@ -25,6 +25,7 @@ from typing import TextIO
 import discord
 
 from bot.app import render
+from bot.app.checks import WORDS, stored_text
 from bot.app.results.embeds import page_of, results_embed
 from bot.app.results.pages import PageState, page_limit
 from bot.config import DailySettings, LibrarySettings, Settings
@@ -164,6 +165,7 @@ class Console:
         elif name in ("library", "follow"):
             self.library.handle(name, rest)
         elif name in ("daily", "today"):
+            stored_text(rest, f"the /{name} line", WORDS)  # a /daily set topic is stored
             today = self.daily.handle(name, rest)
             if today is not None:
                 self.paper = today

@@ -63,8 +63,10 @@ class Delivery:
                 error = "the day ended before the post was confirmed"
             if found is not None:
                 await self.tables.mark_sent(pick.guild_id, pick.local_date, found, now)
-            else:
-                await self.tables.mark_failed(pick.guild_id, pick.local_date, error, now)
+            elif not await self.tables.mark_failed(
+                pick.guild_id, pick.local_date, error, now, owner=self.owner
+            ):
+                continue  # taken over meanwhile: the other process's record stands
             outcomes.append(
                 PostOutcome(
                     pick.guild_id,
@@ -170,7 +172,10 @@ class Delivery:
         when = now + timedelta(seconds=delay)
         if when >= self.deadline(pick, day, tz, now):
             return await self._give_up(pick, day, now, error)
-        await self.tables.mark_retry(pick.guild_id, pick.local_date, error, when, now)
+        if not await self.tables.mark_retry(
+            pick.guild_id, pick.local_date, error, when, now, owner=self.owner
+        ):
+            return self._taken_over(pick, day, error)
         log.warning(
             "guild %d: post for %s failed (%s); retrying at %s",
             pick.guild_id,
@@ -184,13 +189,29 @@ class Delivery:
         self, pick: Pick, day: date, now: datetime, error: str | None = None
     ) -> PostOutcome:
         reason = f"gave up for {day} after {pick.attempts} attempt(s): {error or pick.error}"
-        await self.tables.mark_failed(pick.guild_id, pick.local_date, reason, now)
+        if not await self.tables.mark_failed(
+            pick.guild_id, pick.local_date, reason, now, owner=self.owner
+        ):
+            return self._taken_over(pick, day, reason)
         log.warning("guild %d: %s", pick.guild_id, reason)
         return PostOutcome(pick.guild_id, day, "failed", pick.paper_id, reason)
 
     async def _stop(self, pick: Pick, day: date, now: datetime, reason: str) -> PostOutcome:
-        await self.tables.mark_failed(
-            pick.guild_id, pick.local_date, reason, now, stop_schedule=True
-        )
+        if not await self.tables.mark_failed(
+            pick.guild_id, pick.local_date, reason, now, stop_schedule=True, owner=self.owner
+        ):
+            return self._taken_over(pick, day, reason)
         log.warning("guild %d: daily schedule stopped: %s", pick.guild_id, reason)
         return PostOutcome(pick.guild_id, day, "stopped", pick.paper_id, reason)
+
+    def _taken_over(self, pick: Pick, day: date, error: str) -> PostOutcome:
+        """This attempt failed, but its claim had run out and another process posted (or is
+        posting) the pick meanwhile: its record stands, and this one writes nothing."""
+        log.info(
+            "guild %d: attempt for %s failed (%s) after another process took the post over; "
+            "its record stands",
+            pick.guild_id,
+            day,
+            error,
+        )
+        return PostOutcome(pick.guild_id, day, "claimed", pick.paper_id, error)

@@ -35,15 +35,17 @@ from bot.daily.rules import (
     PermanentPostError,
     Poster,
     TransientPostError,
+    database_unreachable,
     due_instant,
     local_date,
+    one_line,
     parse_time,
     parse_timezone,
 )
 from bot.daily.servers import is_console
 from bot.daily.tables import DailyTables
 from bot.storage.store import Storage
-from bot.timing import Clock, SystemClock
+from bot.timing import Clock, SystemClock, backoff
 
 __all__ = [
     "Clock",
@@ -59,6 +61,11 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 HOLD_AFTER_BUG = timedelta(seconds=60)  # pause for a server whose step raised unexpectedly
+# While the database cannot be reached the loop waits 10 s, then twice as long each time, up to
+# 5 minutes: a long outage is not a log line a minute, and the post follows the database's return
+# within minutes (the driver's own reconnects run beside this).
+OUTAGE_RETRY_BASE = 10.0
+OUTAGE_RETRY_MAX = 300.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,14 +143,33 @@ class DailyScheduler:
         self._wake.set()
 
     async def _loop(self) -> None:
+        outages = 0  # steps failed in a row because the database could not be reached
         while True:
             self._wake.clear()
             try:
                 await self.run_due()
                 target = await self.next_wakeup()
-            except Exception:
-                log.exception("daily scheduler step failed; trying again in %s", HOLD_AFTER_BUG)
-                target = self.clock.now() + HOLD_AFTER_BUG
+            except Exception as exc:
+                if not database_unreachable(exc):
+                    log.exception("daily scheduler step failed; trying again in %s", HOLD_AFTER_BUG)
+                    target = self.clock.now() + HOLD_AFTER_BUG
+                else:
+                    outages += 1
+                    delay = backoff(outages, OUTAGE_RETRY_BASE, OUTAGE_RETRY_MAX)
+                    log.warning(
+                        "daily scheduler: the database cannot be reached (%s); trying again in "
+                        "%.0f s",
+                        one_line(exc),
+                        delay,
+                    )
+                    target = self.clock.now() + timedelta(seconds=delay)
+            else:
+                if outages:
+                    log.info(
+                        "daily scheduler: the database answers again after %d failed step(s)",
+                        outages,
+                    )
+                    outages = 0
             log.debug("daily scheduler sleeping until %s", target)
             await self._sleep(target)
 
@@ -319,7 +345,9 @@ class DailyScheduler:
                             unfinished.get(schedule.guild_id, []),
                         )
                     )
-                except Exception:
+                except Exception as exc:
+                    if database_unreachable(exc):
+                        raise  # every other server would fail alike: the loop waits it out
                     log.exception("daily post step failed for guild %d", schedule.guild_id)
                     self._hold[schedule.guild_id] = now + HOLD_AFTER_BUG
                 else:

@@ -190,23 +190,34 @@ class DailyTables:
         local_date: str,
         sql: str,
         args: tuple[Any, ...],
-        durable: bool = False,
         stop_reason: str | None = None,
         now: datetime | None = None,
-    ) -> Pick:
-        def q(c: Conn) -> Pick:
-            c.execute(
-                f"UPDATE picks SET {sql} WHERE guild_id = ? AND local_date = ?",
-                (*args, guild_id, local_date),
+        owner: str | None = None,
+    ) -> tuple[Pick, bool]:
+        """The pick after the update, and whether the update applied.
+
+        With `owner`, it applies only while the pick is unsent and no other process holds a
+        live claim on it: a process whose send outlived its lease (a long rate-limit wait, a
+        pause) then writes nothing over the post another process made or is making meanwhile.
+        """
+        where, fence = "guild_id = ? AND local_date = ?", [guild_id, local_date]
+        if owner is not None:
+            where += (
+                " AND state != 'sent' AND (claim_owner IS NULL OR claim_owner = ?"
+                " OR claim_until <= ?)"
             )
+            fence += [owner, ts(now)]
+
+        def q(c: Conn) -> tuple[Pick, bool]:
+            applied = c.execute(f"UPDATE picks SET {sql} WHERE {where}", (*args, *fence)).rowcount
             row = c.execute(_PICK, (guild_id, local_date)).fetchone()
             if row is None:
                 raise StorageError(f"no pick for guild {guild_id} on {local_date}")
-            if stop_reason is not None and now is not None:
+            if applied and stop_reason is not None and now is not None:
                 _stop(c, guild_id, stop_reason, now)
-            return _pick(row)
+            return _pick(row), applied == 1
 
-        return await self.storage.run(q, durable=durable)
+        return await self.storage.run(q)
 
     async def mark_sending(
         self,
@@ -265,37 +276,61 @@ class DailyTables:
         now: datetime,
         channel_id: int | None = None,
     ) -> Pick:
-        return await self._update_pick(
+        """Record the post as made: always applies, whoever claimed it (the post exists)."""
+        pick, _applied = await self._update_pick(
             guild_id,
             local_date,
             "state = 'sent', message_id = ?, channel_id = COALESCE(?, channel_id), error = NULL, "
             "next_attempt_at = NULL, sent_at = ?, updated_at = ?, " + _UNCLAIM,
             (message_id, channel_id, ts(now), ts(now)),
         )
+        return pick
 
     async def mark_retry(
-        self, guild_id: int, local_date: str, error: str, next_attempt_at: datetime, now: datetime
-    ) -> Pick:
-        """A transient failure: back to pending, not before `next_attempt_at`."""
-        return await self._update_pick(
+        self,
+        guild_id: int,
+        local_date: str,
+        error: str,
+        next_attempt_at: datetime,
+        now: datetime,
+        *,
+        owner: str | None = None,
+    ) -> Pick | None:
+        """A transient failure: back to pending, not before `next_attempt_at`. With `owner`,
+        None when the pick was no longer this process's to record (see `_update_pick`)."""
+        pick, applied = await self._update_pick(
             guild_id,
             local_date,
             "state = 'pending', error = ?, next_attempt_at = ?, updated_at = ?, " + _UNCLAIM,
             (error, ts(next_attempt_at), ts(now)),
+            now=now,
+            owner=owner,
         )
+        return pick if applied else None
 
     async def mark_failed(
-        self, guild_id: int, local_date: str, error: str, now: datetime, stop_schedule: bool = False
-    ) -> Pick:
-        """Give up on this date; with `stop_schedule`, also stop the server (reason = error)."""
-        return await self._update_pick(
+        self,
+        guild_id: int,
+        local_date: str,
+        error: str,
+        now: datetime,
+        stop_schedule: bool = False,
+        *,
+        owner: str | None = None,
+    ) -> Pick | None:
+        """Give up on this date; with `stop_schedule`, also stop the server (reason = error).
+        With `owner`, None when the pick was no longer this process's to record: nothing is
+        written, the schedule included."""
+        pick, applied = await self._update_pick(
             guild_id,
             local_date,
             "state = 'failed', error = ?, next_attempt_at = NULL, updated_at = ?, " + _UNCLAIM,
             (error, ts(now)),
             stop_reason=error if stop_schedule else None,
             now=now,
+            owner=owner,
         )
+        return pick if applied else None
 
     async def attempted_unfinished(self) -> list[Pick]:
         """Attempted picks not yet confirmed (in flight, retrying, or cut short by a crash)."""

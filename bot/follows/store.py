@@ -6,23 +6,32 @@ time (an empty table) the whole corpus is recorded without notifying anyone.
 
 Why deliveries are keyed by target, not by follow: "never the same paper twice to the same
 follower" holds even when one reader has two follows that both match a paper. A target is
-`dm:{user id}` or `ch:{channel id}`. Deliveries are recorded *before* the message is sent
-(at most once: a crash mid-send loses a notice rather than repeating it).
+`dm:{user id}` or `ch:{channel id}`. Claiming papers for a target also queues one notice
+(`follow_notices`, one row per batch), whose way out is claim, send, confirm, as the daily post's
+(`bot.follows.notices.deliver`): a failed send stays queued and is retried, and a send that
+reached Discord is confirmed once, so a notice is neither lost nor repeated.
+
+Why the limits are checked in the inserting transaction: checked beforehand, 15 `/follow add`
+at once all saw room and all stored. SQLite's `BEGIN IMMEDIATE` already serialises writers;
+PostgreSQL takes a transaction-scoped advisory lock on the member (or server) first.
 
 Same SQL dialect rules as `bot.library.store` (portable to PostgreSQL).
 """
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from bot.follows.outbox import UNCLAIM, Outbox
 from bot.storage.rows import from_row, ts
 
 if TYPE_CHECKING:
+    from bot.storage.schema import Conn
     from bot.storage.store import Storage
 
 
@@ -47,29 +56,80 @@ class Follow:
         return self.disabled_reason is None
 
 
+class FollowRefused(Exception):
+    """A follow not added, for a reason the member is told."""
+
+
+class TooManyFollows(FollowRefused):
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"at most {limit} follows")
+        self.limit = limit
+
+
+class AlreadyFollowed(FollowRefused):
+    def __init__(self, follow: Follow) -> None:
+        super().__init__(f"already followed: {follow.follow_id}")
+        self.follow = follow
+
+
+def _serialise(c: Conn, scope: str, owner: int | None) -> None:
+    """Make this transaction the only one adding to `owner`'s follows until it ends (SQLite's
+    BEGIN IMMEDIATE already is; on PostgreSQL, READ COMMITTED lets two counts run side by side:
+    a transaction-scoped advisory lock on a 64-bit key of the owner)."""
+    if c.dialect == "postgresql":
+        digest = hashlib.blake2b(f"follows:{scope}:{owner}".encode(), digest_size=8).digest()
+        c.execute("SELECT pg_advisory_xact_lock(?)", (int.from_bytes(digest, signed=True),))
+
+
 class Follows:
     """Follows, deliveries and the set of papers already in the corpus, over one `Storage`."""
 
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
+        self.outbox = Outbox(storage)
 
     async def add(
         self,
         user_id: int,
         query: str,
-        now: datetime,
         *,
-        guild_id: int | None = None,
-        channel_id: int | None = None,
+        now: datetime,
+        channel: tuple[int, int] | None = None,
+        limit: int | None = None,
     ) -> Follow:
+        """Store a follow unless its owner (the member for DM follows, the server for channel
+        follows) already has `limit`, or the same one: `TooManyFollows`, `AlreadyFollowed`.
+        `channel` is (server id, channel id) for a channel follow, None for one by DM.
+        Counted and inserted in one serialised transaction, so concurrent adds keep the limit."""
+        guild_id, channel_id = channel if channel is not None else (None, None)
         follow = Follow(secrets.token_hex(4), user_id, guild_id, channel_id, query, now, None)
-        await self.storage.run(
-            lambda c: c.execute(
+        owner: int | None = user_id if channel_id is None else guild_id
+        scope, where = (
+            ("user", "user_id = ? AND channel_id IS NULL")
+            if channel_id is None
+            else ("guild", "guild_id = ? AND channel_id IS NOT NULL")
+        )
+
+        def q(c: Conn) -> None:
+            _serialise(c, scope, owner)
+            existing = [
+                from_row(Follow, r)
+                for r in c.execute(
+                    f"SELECT * FROM follows WHERE {where} ORDER BY created_at, follow_id", (owner,)
+                )
+            ]
+            if limit is not None and len(existing) >= limit:
+                raise TooManyFollows(limit)
+            for f in existing:
+                if f.query == query and f.channel_id == channel_id:
+                    raise AlreadyFollowed(f)
+            c.execute(
                 "INSERT INTO follows (follow_id, user_id, guild_id, channel_id, query, "
                 "created_at) VALUES (?, ?, ?, ?, ?, ?)",
                 (follow.follow_id, user_id, guild_id, channel_id, query, ts(now)),
             )
-        )
+
+        await self.storage.run(q)
         return follow
 
     async def get(self, follow_id: str) -> Follow | None:
@@ -102,12 +162,20 @@ class Follows:
         return await self._list("disabled_reason IS NULL", ())
 
     async def remove(self, follow_id: str) -> bool:
-        """Delete a follow; what it delivered stays recorded so a re-follow does not repeat."""
-        return await self.storage.run(
-            lambda c: (
+        """Delete a follow and drop its unsent notices; what it delivered stays recorded so a
+        re-follow does not repeat."""
+
+        def q(c: Conn) -> bool:
+            c.execute(
+                "UPDATE follow_notices SET state = 'dropped', " + UNCLAIM + " WHERE follow_id = ? "
+                "AND state IN ('pending', 'sending')",
+                (follow_id,),
+            )
+            return bool(
                 c.execute("DELETE FROM follows WHERE follow_id = ?", (follow_id,)).rowcount > 0
             )
-        )
+
+        return await self.storage.run(q)
 
     async def disable(self, follow_id: str, reason: str) -> None:
         await self.storage.run(
@@ -145,13 +213,14 @@ class Follows:
     async def claim(
         self, follow: Follow, paper_ids: Sequence[str], now: datetime
     ) -> tuple[str, list[str]]:
-        """Record `paper_ids` as delivered to the follow's target, skipping ones it already got.
+        """Reserve `paper_ids` for the follow's target, skipping ones it already got, and
+        queue their notice (state `pending`) in the same transaction.
 
-        Returns (batch id, the ids claimed, in order). Done before sending: at most once.
+        Returns (batch id, the ids claimed, in order). Sending is `mark_sending`, `mark_sent`.
         """
         batch = secrets.token_hex(6)
 
-        def q(c: Any) -> list[str]:
+        def q(c: Conn) -> list[str]:
             claimed: list[str] = []
             for pid in paper_ids:
                 cur = c.execute(
@@ -161,15 +230,36 @@ class Follows:
                 )
                 if cur.rowcount:
                     claimed.append(pid)
+            if claimed:
+                c.execute(
+                    "INSERT INTO follow_notices (batch_id, follow_id, target, papers, "
+                    "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    (batch, follow.follow_id, follow.target, len(claimed), ts(now), ts(now)),
+                )
             return claimed
 
         return batch, await self.storage.run(q)
 
     async def batch(self, batch_id: str) -> list[str]:
-        """The papers of one notification, in the order they were listed (for its ▶ button)."""
+        """The papers of one notification, in the order they were listed."""
         return await self.storage.column(
             "SELECT paper_id FROM deliveries WHERE batch_id = ? ORDER BY position", (batch_id,)
         )
+
+    async def batch_page(self, batch_id: str, offset: int, limit: int) -> list[str]:
+        """One page of a notification's papers (a batch can hold the whole corpus: the ◀ ▶
+        of a notice read only the page they show)."""
+        return await self.storage.column(
+            "SELECT paper_id FROM deliveries WHERE batch_id = ? AND position >= ? "
+            "ORDER BY position LIMIT ?",
+            (batch_id, offset, limit),
+        )
+
+    async def batch_size(self, batch_id: str) -> int:
+        [count] = await self.storage.column(
+            "SELECT COUNT(*) FROM deliveries WHERE batch_id = ?", (batch_id,)
+        )
+        return int(count)
 
     async def delivered(self, target: str) -> list[str]:
         return await self.storage.column(

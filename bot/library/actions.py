@@ -17,7 +17,12 @@ from bot.search.results import SearchError, UnknownPaper
 from bot.storage.store import Storage
 
 PAGE_SIZE = 5
-EXPORT_MAX_BYTES = 8 * 1024 * 1024  # under the smallest upload limit Discord has for bots
+# One export file: the smallest upload limit Discord has had for bots, under the 10 MiB an
+# interaction announces (`attachment_size_limit`), with room for the request's own parts.
+EXPORT_MAX_BYTES = 8 * 1024 * 1024
+EXPORT_MAX_FILES = 10  # attachments Discord takes on one message
+# All files of one message: Discord refuses a message request over 25 MiB.
+EXPORT_MAX_TOTAL_BYTES = 24 * 1024 * 1024
 PERIODS = {"week": timedelta(days=7), "month": timedelta(days=30), "all": None}
 TOP_SIZE = 5
 
@@ -79,25 +84,82 @@ async def load_page(library: Library, user_id: int, page: int) -> LibraryPage:
     return LibraryPage(items, page, pages, total, unread)
 
 
-async def export_file(
-    library: Library, engine: SearchEngine, user_id: int, fmt: str
-) -> tuple[str, bytes, int, int]:
-    """(file name, contents, papers exported, saved papers no longer in the corpus)."""
+@dataclass(frozen=True, slots=True)
+class Export:
+    """A library as files to send together: (name, contents) each, papers exported, and saved
+    papers no longer in the corpus (left out)."""
+
+    files: list[tuple[str, bytes]]
+    count: int
+    missing: int
+
+
+async def saved_for_export(library: Library, user_id: int, fmt: str) -> list[SavedPaper]:
+    """The reader's saved papers, once the format is known and the library is not empty."""
     if fmt not in export.FORMATS:
         raise Refused(f"Unknown format {fmt!r}: use bibtex, markdown or csv.")
     saved = await library.all(user_id)
     if not saved:
         raise Refused("Your library is empty: nothing to export.")
+    return saved
+
+
+def make_export(
+    engine: SearchEngine,
+    saved: list[SavedPaper],
+    fmt: str,
+    max_bytes: int | None = None,
+    max_files: int | None = None,
+) -> Export:
+    """The export as few files as fit: one when it fits in `max_bytes` (EXPORT_MAX_BYTES by
+    default), else cut between papers into at most `max_files` (EXPORT_MAX_FILES) files of
+    EXPORT_MAX_TOTAL_BYTES in all; Refused, saying how to get a smaller one, past that.
+    CPU work (1,000 BibTeX entries take a fraction of a second): the cog runs it off the loop.
+    """
+    limit = EXPORT_MAX_BYTES if max_bytes is None else max_bytes
+    files = EXPORT_MAX_FILES if max_files is None else max_files
     entries = []
     for item in saved:
         paper = find(engine, item.paper_id)
         if paper is not None:
             entries.append(export.Entry(paper, item.saved_at, item.read))
-    data = export.export(entries, fmt).encode("utf-8")
-    if len(data) > EXPORT_MAX_BYTES:
-        raise Refused("Your library is too large to send as one file; remove some papers first.")
-    name = f"library.{export.EXTENSIONS[fmt]}"
-    return name, data, len(entries), len(saved) - len(entries)
+    try:
+        parts = export.export_parts(entries, fmt, limit, files)
+        size = sum(len(part) for part in parts)
+        if size > EXPORT_MAX_TOTAL_BYTES:
+            raise export.TooLarge(size, limit, files)
+    except export.TooLarge as exc:
+        room = min(limit * files, EXPORT_MAX_TOTAL_BYTES)
+        holds = f"one file of {_size(limit)}"
+        if files > 1:
+            holds = f"{files} files of {_size(limit)}, {_size(room)} in all"
+        hint = "Try csv, the smallest format, or remove" if fmt != "csv" else "Remove"
+        raise Refused(
+            f"Your library is too large to send: as {fmt} it takes {_size(exc.size)}, and one "
+            f"message holds {holds}. {hint} some papers with /library remove."
+        ) from exc
+    ext = export.EXTENSIONS[fmt]
+    names = (
+        [f"library.{ext}"]
+        if len(parts) == 1
+        else [f"library-{n}-of-{len(parts)}.{ext}" for n in range(1, len(parts) + 1)]
+    )
+    return Export(list(zip(names, parts, strict=True)), len(entries), len(saved) - len(entries))
+
+
+def _size(count: int) -> str:
+    """Bytes for a reader: `8.0 MiB`, `19.5 KiB`."""
+    return f"{count / 2**20:.1f} MiB" if count >= 2**20 else f"{count / 2**10:.1f} KiB"
+
+
+async def export_file(
+    library: Library, engine: SearchEngine, user_id: int, fmt: str
+) -> tuple[str, bytes, int, int]:
+    """(file name, contents, papers exported, saved papers no longer in the corpus): the
+    export as one file, for the console (the cog sends `make_export`'s files)."""
+    made = make_export(engine, await saved_for_export(library, user_id, fmt), fmt, max_files=1)
+    [(name, data)] = made.files
+    return name, data, made.count, made.missing
 
 
 def since(period: str, at: datetime) -> datetime | None:

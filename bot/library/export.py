@@ -1,32 +1,48 @@
 """A reading list as a file: BibTeX, Markdown or CSV, from plain `Paper` records.
 
-BibTeX: a paper that came with its source's own entry (`Paper.bibtex`) is exported as that
-entry, untouched apart from its key being kept. Otherwise an entry is generated:
+Exports are opened elsewhere (LaTeX, a spreadsheet), so nothing in them may act there.
+
+BibTeX: a paper's own entry from its source (`Paper.bibtex`) is parsed alone by pybtex (so one
+missing its `}` cannot swallow the next) and written back from the parsed fields, keeping its
+key when that is unique in the file. One that does not parse, holds several entries or has no
+title is replaced by a generated entry:
 
 * the key is `{first author's surname}{year}{first title word}`, ASCII, lower case, so it is
-  the same every time the same paper is exported (people cite it from their .tex files); two
-  papers of one export that would share a key get `a`, `b`... in the order of their paper ids;
+  the same every time the same paper is exported (people cite it from their .tex files); papers
+  of one export that would share a key (BibTeX ignores case) get `a`, `b`... by paper id;
 * text is escaped for BibTeX/LaTeX: `\\ { } $ & % # _ ~ ^` outside inline math become their
   LaTeX commands (braces as `\\textbraceleft{}`: BibTeX counts even escaped braces), while
   `$...$` math (common in ML titles) with balanced braces is kept as written, so a parser never
   runs past the end of a field;
-* the title is wrapped in an extra pair of braces so bibliography styles keep its capitals
-  (acronyms like "PAC" or "BERT").
+* the title gets an extra pair of braces so styles keep its capitals ("PAC", "BERT").
+
+Every entry loses TeX commands that read or write files, run programs or change how TeX reads
+what follows (`\\input`, `\\write18`, `\\catcode`, `\\def`...), and `^^` (TeX's spelling of
+any character: `^^5c` is a backslash) is split.
+
+CSV: a cell starting with `= + - @`, tab or CR is a formula to spreadsheets (OWASP "CSV
+injection"): it gets a leading `'` and keeps its text. Rows end in CRLF (RFC 4180), so a CR in
+a cell is quoted, not read as the end of a row.
+
+A list too large for one upload is cut between papers into several complete files
+(`export_parts`; BibTeX keys unique over all of them).
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import logging
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from bot.papers.latex import latex_to_unicode
 from bot.papers.records import Paper
 
+log = logging.getLogger(__name__)
 FORMATS = ("bibtex", "markdown", "csv")
 EXTENSIONS = {"bibtex": "bib", "markdown": "md", "csv": "csv"}
 _SPECIAL = {
@@ -42,9 +58,48 @@ _SPECIAL = {
     "^": r"\textasciicircum{}",
     "$": r"\$",
 }
+_SPECIAL_TABLE = str.maketrans(_SPECIAL)
 _MATH = re.compile(r"(?<!\\)\$[^$\n]+?(?<!\\)\$")
 _KEY_WORD = re.compile(r"[a-z0-9]+")
 _STOP = {"a", "an", "the", "on", "of", "in", "for", "to", "and", "with", "towards", "toward"}
+# What a bibliography never needs: reading or writing files, running programs (shell escape,
+# Lua), and changing how TeX reads what follows (catcodes, definitions, building a command's
+# name from text), which would let a later command be spelled past this list.
+_DANGEROUS = """
+    input include includeonly InputIfFileExists IfFileExists @input @@input endinput
+    openin openout closein closeout read readline write immediate newwrite newread special
+    catcode lccode uccode mathcode sfcode delcode def edef gdef xdef let futurelet
+    newcommand renewcommand providecommand DeclareRobustCommand NewDocumentCommand
+    RenewDocumentCommand ProvideDocumentCommand DeclareDocumentCommand newenvironment
+    renewenvironment csname endcsname expandafter noexpand scantokens everyjob everypar
+    everymath everydisplay everyhbox everyvbox everycr everyeof directlua latelua luaexec
+    luadirect pdfshellescape ShellEscape usepackage RequirePackage documentclass LoadClass
+    makeatletter makeatother verbatiminput lstinputlisting inputminted includegraphics
+    includepdf
+""".split()
+_WRITING_ENVIRONMENTS = r"filecontents|luacode|VerbatimOut|verbatimwrite"
+# A command is one after an odd run of backslashes (`\\input` is a line break, then text); a
+# control word ends at the first non-letter, so `\input@path` and `\write18` are `\input`,
+# `\write`. `\begin` goes only before an environment that writes files or runs code.
+_COMMAND = re.compile(
+    r"(?<!\\)((?:\\\\)*)\\(?:(?:"
+    + "|".join(sorted(map(re.escape, _DANGEROUS), key=len, reverse=True))
+    + r")(?![A-Za-z])|(?:begin|end)(?=\s*\{\s*(?:"
+    + _WRITING_ENVIRONMENTS
+    + r")))"
+)
+_SAFE_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_:.+/-]{0,99}")
+_FIELD_NAME = re.compile(r"[a-z][a-z0-9_-]*")
+_ENTRY_TYPE = re.compile(r"[a-z]+")
+_DROPPED_FIELDS = {"crossref", "xref", "xdata"}  # they name entries this file does not have
+
+
+class TooLarge(ValueError):
+    """The list does not fit in the files allowed; `size` is the whole export in bytes."""
+
+    def __init__(self, size: int, limit: int, parts: int) -> None:
+        super().__init__(f"{size} bytes do not fit in {parts} file(s) of {limit} bytes")
+        self.size = size
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,21 +111,54 @@ class Entry:
     read: bool
 
 
+@dataclass(frozen=True, slots=True)
+class _Source:
+    """A source's own BibTeX entry as parsed: type, key and (name, value) fields."""
+
+    kind: str
+    key: str
+    fields: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """A file as a head and one text per paper, so it can be cut between papers."""
+
+    head: str
+    items: list[str]
+    sep: str = ""
+
+    def text(self, items: Sequence[str] | None = None) -> str:
+        return self.head + self.sep.join(self.items if items is None else items)
+
+
+def defuse(text: str) -> str:
+    """`text` without the commands of `_DANGEROUS` and with `^^` split, to a fixed point (so
+    dropping `\\input` from `\\in\\inputput` cannot leave a new one behind)."""
+    if "\\" not in text and "^^" not in text:
+        return text
+    while True:
+        cleaned = _COMMAND.sub(r"\1", text.replace("^^", "^{}^"))
+        if cleaned == text:
+            return text
+        text = cleaned
+
+
 def escape_text(text: str) -> str:
-    """`text` safe inside a BibTeX field: specials escaped, `$...$` math kept."""
+    """`text` safe inside a BibTeX field: specials escaped, `$...$` math kept (defused)."""
     out: list[str] = []
     pos = 0
     for match in _MATH.finditer(text):
         out.append(_escape_plain(text[pos : match.start()]))
         math = match.group(0)
-        out.append(math if _balanced(math) else _escape_plain(math))
+        out.append(defuse(math) if _balanced(math) else _escape_plain(math))
         pos = match.end()
     out.append(_escape_plain(text[pos:]))
     return " ".join("".join(out).split())
 
 
 def _escape_plain(text: str) -> str:
-    return "".join(_SPECIAL.get(ch, ch) for ch in text)
+    return text.translate(_SPECIAL_TABLE)
 
 
 def _balanced(text: str) -> bool:
@@ -101,17 +189,71 @@ def base_key(paper: Paper) -> str:
     return key or "paper"
 
 
+def source_entry(paper: Paper) -> _Source | None:
+    """The paper's own BibTeX entry if it parses alone as exactly one entry with a title and
+    a usable type; None means "generate one". Keys that could not be cited (`\\input{x`) are
+    dropped here and replaced by a generated key."""
+    text = paper.bibtex.strip()
+    if not text.startswith("@"):
+        return None
+    # pybtex is imported on the first source entry, not with the bot (it costs ~40 ms).
+    from pybtex.database.input.bibtex import Parser  # type: ignore[import-untyped]
+    from pybtex.exceptions import PybtexError  # type: ignore[import-untyped]
+
+    try:
+        entries = list(Parser().parse_string(text).entries.items())
+        if len(entries) != 1:
+            return None
+        [(key, entry)] = entries
+        people = [
+            (role.lower(), " and ".join(map(str, names))) for role, names in entry.persons.items()
+        ]
+        fields = [(name.lower(), str(value)) for name, value in entry.fields.items()]
+    except PybtexError as exc:
+        log.debug("source BibTeX of %s does not parse (%s): generating one", paper.id, exc)
+        return None
+    fields = [
+        (n, defuse(v)) for n, v in fields if _FIELD_NAME.fullmatch(n) and n not in _DROPPED_FIELDS
+    ]
+    people = [(n, defuse(v)) for n, v in people if _FIELD_NAME.fullmatch(n)]
+    kind = str(entry.type).lower()
+    titled = [f for f in fields if f[0] == "title"]
+    usable = _ENTRY_TYPE.fullmatch(kind) and all(_balanced(v) for _, v in fields + people)
+    if not titled or not usable:
+        return None
+    rest = [f for f in fields if f[0] != "title"]
+    return _Source(kind, key if _SAFE_KEY.fullmatch(key) else "", (*titled, *people, *rest))
+
+
+def _unique_keys(wanted: dict[str, str]) -> dict[str, str]:
+    """Paper id -> key: a wanted key is kept when no other paper wants it (ignoring case, as
+    BibTeX does); sharers get `a`, `b`... in paper id order, skipping keys already taken."""
+    groups: dict[str, list[str]] = {}
+    for pid in sorted(wanted):
+        groups.setdefault(wanted[pid].lower(), []).append(pid)
+    taken = {low for low, ids in groups.items() if len(ids) == 1}
+    keys: dict[str, str] = {}
+    for _low, ids in sorted(groups.items()):
+        if len(ids) == 1:
+            keys[ids[0]] = wanted[ids[0]]
+            continue
+        n = 0
+        for pid in ids:
+            while (key := wanted[pid] + _suffix(n)).lower() in taken:
+                n += 1
+            taken.add(key.lower())
+            keys[pid] = key
+            n += 1
+    return keys
+
+
+def _wanted(paper: Paper, source: _Source | None) -> str:
+    return source.key if source is not None and source.key else base_key(paper)
+
+
 def keys_for(papers: Sequence[Paper]) -> dict[str, str]:
     """Paper id -> citation key, unique within the export (suffixes by paper id order)."""
-    groups: dict[str, list[str]] = {}
-    for paper in papers:
-        groups.setdefault(base_key(paper), []).append(paper.id)
-    keys: dict[str, str] = {}
-    for key, ids in groups.items():
-        ordered = sorted(set(ids))
-        for i, pid in enumerate(ordered):
-            keys[pid] = key if len(ordered) == 1 else f"{key}{_suffix(i)}"
-    return keys
+    return _unique_keys({p.id: _wanted(p, source_entry(p)) for p in papers})
 
 
 def _suffix(i: int) -> str:
@@ -123,17 +265,16 @@ def _suffix(i: int) -> str:
     return letters
 
 
-def _venue_kind(paper: Paper) -> str:
-    return "inproceedings" if paper.venue else "misc"
+def _entry_text(kind: str, key: str, fields: Iterable[tuple[str, str]]) -> str:
+    body = ",\n".join(f"  {name} = {{{defuse(value)}}}" for name, value in fields)
+    return f"@{kind}{{{key},\n{body}\n}}"
 
 
-def bibtex_entry(paper: Paper, key: str) -> str:
-    """One generated `@inproceedings` (or `@misc`) entry."""
-    # The source's own entry, when the corpus has one (`Paper.bibtex`, issue 13; read with
-    # getattr so this works before and after that field exists).
-    source = getattr(paper, "bibtex", None)
-    if isinstance(source, str) and source.strip().startswith("@"):
-        return source.strip()
+def bibtex_entry(paper: Paper, key: str, source: _Source | None = None) -> str:
+    """The paper's entry: its source's own (checked by `source_entry`), or a generated
+    `@inproceedings` (`@misc` without a venue)."""
+    if source is not None:
+        return _entry_text(source.kind, key, source.fields)
     fields: list[tuple[str, str]] = [("title", "{" + escape_text(paper.title) + "}")]
     if paper.authors:
         fields.append(("author", " and ".join(escape_text(a) for a in paper.authors)))
@@ -149,22 +290,27 @@ def bibtex_entry(paper: Paper, key: str) -> str:
     if paper.abstract:
         fields.append(("abstract", escape_text(paper.abstract)))
     fields.append(("note", escape_text(f"paper id: {paper.id}")))
-    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
-    return f"@{_venue_kind(paper)}{{{key},\n{body}\n}}"
+    return _entry_text("inproceedings" if paper.venue else "misc", key, fields)
+
+
+def _bibtex(entries: Sequence[Entry]) -> _Layout:
+    papers = [e.paper for e in entries]
+    sources = {p.id: source_entry(p) for p in papers}
+    keys = _unique_keys({p.id: _wanted(p, sources[p.id]) for p in papers})
+    items = [bibtex_entry(p, keys[p.id], sources[p.id]) + "\n" for p in papers]
+    return _Layout("", items, sep="\n")
 
 
 def to_bibtex(entries: Sequence[Entry]) -> str:
-    papers = [e.paper for e in entries]
-    keys = keys_for(papers)
-    return "\n\n".join(bibtex_entry(p, keys[p.id]) for p in papers) + "\n"
+    return _bibtex(entries).text()
 
 
 def _md(text: str) -> str:
     return re.sub(r"([\\`*_\[\]<>|#])", r"\\\1", " ".join(text.split()))
 
 
-def to_markdown(entries: Sequence[Entry]) -> str:
-    lines = ["# Reading list", ""]
+def _markdown(entries: Sequence[Entry]) -> _Layout:
+    items: list[str] = []
     for e in entries:
         p = e.paper
         title = _md(latex_to_unicode(p.title))
@@ -174,41 +320,76 @@ def to_markdown(entries: Sequence[Entry]) -> str:
         meta = " · ".join(
             x for x in (", ".join(p.authors), p.venue, f"saved {e.saved_at:%Y-%m-%d}") if x
         )
-        lines.append(f"- [{box}] {head}  ")
-        lines.append(f"  {_md(meta)} · `{p.id}`")
-    return "\n".join(lines) + "\n"
+        items.append(f"- [{box}] {head}  \n  {_md(meta)} · `{p.id}`\n")
+    return _Layout("# Reading list\n\n", items)
+
+
+def to_markdown(entries: Sequence[Entry]) -> str:
+    return _markdown(entries).text()
 
 
 CSV_COLUMNS = ("id", "title", "authors", "venue", "year", "url", "saved_at", "read")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: str) -> str:
+    """`value`, with a leading `'` when a spreadsheet would read it as a formula (OWASP)."""
+    return "'" + value if value.startswith(_FORMULA_START) else value
+
+
+def _csv(entries: Sequence[Entry]) -> _Layout:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+
+    def row(cells: Iterable[str]) -> str:
+        out.seek(0)
+        out.truncate()
+        writer.writerow([csv_cell(c) for c in cells])
+        return out.getvalue()
+
+    items = []
+    for e in entries:
+        p = e.paper
+        url = p.link("page") or p.link("pdf") or ""
+        cells = (p.id, latex_to_unicode(p.title), "; ".join(p.authors), p.venue, str(p.year or ""))
+        items.append(row((*cells, url, e.saved_at.isoformat(), "yes" if e.read else "no")))
+    return _Layout(row(CSV_COLUMNS), items)
 
 
 def to_csv(entries: Sequence[Entry]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for e in entries:
-        p = e.paper
-        writer.writerow(
-            (
-                p.id,
-                latex_to_unicode(p.title),
-                "; ".join(p.authors),
-                p.venue,
-                p.year or "",
-                p.link("page") or p.link("pdf") or "",
-                e.saved_at.isoformat(),
-                "yes" if e.read else "no",
-            )
-        )
-    return out.getvalue()
+    return _csv(entries).text()
+
+
+def _layout(entries: Sequence[Entry], fmt: str) -> _Layout:
+    layouts = {"bibtex": _bibtex, "markdown": _markdown, "csv": _csv}
+    if fmt not in layouts:
+        raise ValueError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
+    return layouts[fmt](entries)
 
 
 def export(entries: Sequence[Entry], fmt: str) -> str:
     """The reading list in `fmt` (one of FORMATS)."""
-    if fmt == "bibtex":
-        return to_bibtex(entries)
-    if fmt == "markdown":
-        return to_markdown(entries)
-    if fmt == "csv":
-        return to_csv(entries)
-    raise ValueError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
+    return _layout(entries, fmt).text()
+
+
+def export_parts(entries: Sequence[Entry], fmt: str, max_bytes: int, max_parts: int) -> list[bytes]:
+    """The reading list in `fmt` as UTF-8 files of at most `max_bytes` each, cut between
+    papers, each a complete file; TooLarge when it needs more than `max_parts` of them."""
+    layout = _layout(entries, fmt)
+    sizes = [len(item.encode()) for item in layout.items]
+    fixed = len(layout.head.encode())
+    step = len(layout.sep.encode())
+    total = fixed + sum(sizes) + step * max(0, len(sizes) - 1)
+    parts: list[list[str]] = [[]]
+    used = fixed
+    for item, size in zip(layout.items, sizes, strict=True):
+        if fixed + size > max_bytes:
+            raise TooLarge(total, max_bytes, max_parts)  # one paper alone is over the limit
+        if parts[-1] and used + step + size > max_bytes:
+            parts.append([])
+            used = fixed
+            if len(parts) > max_parts:
+                raise TooLarge(total, max_bytes, max_parts)
+        used += size + (step if len(parts[-1]) else 0)
+        parts[-1].append(item)
+    return [layout.text(part).encode() for part in parts]

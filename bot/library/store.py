@@ -8,12 +8,22 @@ so the move to PostgreSQL changes the connection, not these queries. The tables 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from bot.storage.rows import from_row, ts
 from bot.storage.store import Storage
+
+
+def _emoji_match(emoji: str) -> tuple[str, tuple[str, ...]]:
+    """SQL matching a stored reaction's emoji. A custom emoji is keyed by its id (its name can
+    change and "animated" is not in every event); rows stored before that hold `<:name:id>` or
+    `<a:name:id>`, which the id matches too (ids are digits, so the LIKE pattern is literal)."""
+    if emoji.isdigit():
+        return "(emoji = ? OR emoji LIKE ?)", (emoji, f"<%:{emoji}>")
+    return "emoji = ?", (emoji,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +165,8 @@ class Library:
     async def add_reaction(
         self, guild_id: int, message_id: int, paper_id: str, user_id: int, emoji: str, now: datetime
     ) -> None:
+        """Count a reaction; the same one again (a replayed or duplicated gateway event, even many
+        at once) changes nothing: the primary key (message, member, emoji) keeps one row."""
         await self.storage.run(
             lambda c: c.execute(
                 "INSERT INTO reactions (guild_id, message_id, paper_id, user_id, emoji, "
@@ -165,12 +177,25 @@ class Library:
         )
 
     async def remove_reaction(self, message_id: int, user_id: int, emoji: str) -> None:
+        """A member took one reaction back (`emoji`: the key `add_reaction` was given)."""
+        match, args = _emoji_match(emoji)
         await self.storage.run(
             lambda c: c.execute(
-                "DELETE FROM reactions WHERE message_id = ? AND user_id = ? AND emoji = ?",
-                (message_id, user_id, emoji),
+                f"DELETE FROM reactions WHERE message_id = ? AND user_id = ? AND {match}",
+                (message_id, user_id, *args),
             )
         )
+
+    async def clear_reactions(
+        self, guild_id: int, message_ids: Sequence[int], emoji: str | None = None
+    ) -> None:
+        """Forget the reactions of these messages of a server, or only those with `emoji`: the
+        post was cleared (all reactions, or one emoji's) or deleted (alone or in bulk)."""
+        match, extra = _emoji_match(emoji) if emoji is not None else ("1 = 1", ())
+        sql = f"DELETE FROM reactions WHERE guild_id = ? AND message_id = ? AND {match}"
+        rows = [(guild_id, message_id, *extra) for message_id in message_ids]
+        if rows:
+            await self.storage.run(lambda c: c.executemany(sql, rows))
 
     async def top_saved(self, guild_id: int, since: datetime | None, limit: int) -> list[TopEntry]:
         """Papers saved by the most readers from this server (saves made in it) since `since`."""
@@ -228,6 +253,7 @@ class Library:
             for follow_id in follows:
                 c.execute("DELETE FROM deliveries WHERE follow_id = ?", (follow_id,))
             c.execute("DELETE FROM deliveries WHERE target = ?", (f"dm:{user_id}",))
+            c.execute("DELETE FROM follow_notices WHERE target = ?", (f"dm:{user_id}",))
             counts["follows"] = c.execute(
                 "DELETE FROM follows WHERE user_id = ? AND channel_id IS NULL", (user_id,)
             ).rowcount

@@ -4,7 +4,8 @@ and saved folders trusted only when their meta.json matches what the caller expe
 A crash or an error while saving must never leave half a file or folder that a later start
 would trust (the old one stays until the new one is complete), and a stale or damaged folder
 is refused with the reason so the caller rebuilds it. Every write of the project goes through
-`atomic_folder` or `atomic_file` (`write_jsonl` for JSON Lines).
+`atomic_folder`, `atomic_file` (`write_jsonl` for JSON Lines) or `atomic_path`; writers of
+one file that read, merge and write it take turns under `file_lock`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ import json
 import logging
 import os
 import re
+import secrets
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Iterable, Iterator, Mapping
@@ -31,9 +34,26 @@ STALE_AFTER = 24 * 3600.0  # a writer's folder this old is dead whatever its pid
 
 
 @contextmanager
+def file_lock(path: Path) -> Iterator[None]:
+    """Hold the lock of `path`: an exclusive `flock` on the sidecar `<path>.lock`.
+
+    Why a sidecar: `path` itself is replaced by every atomic write, and a lock on a file that
+    was renamed over locks nothing. `flock` is held per open file, so it excludes other
+    threads as well as other processes, and the kernel drops it when a holder dies.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".lock"), "a+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+@contextmanager
 def build_lock(root: Path) -> Iterator[None]:
-    """Hold the build lock of the saved folders under `root` (an exclusive `flock` on
-    `root/.build.lock`; one file, whatever the keys, and builds one at a time use less memory).
+    """Hold the build lock of the saved folders under `root` (`root/.build.lock`; one file,
+    whatever the keys, and builds one at a time use less memory).
 
     Why: two loads may decide at once that the same folder must be built: a second shard
     process starting, or the background digest check rebuilding while a foreground load
@@ -42,12 +62,8 @@ def build_lock(root: Path) -> Iterator[None]:
     it (double-checked), and no folder is replaced while it is being opened.
     """
     root.mkdir(parents=True, exist_ok=True)
-    with open(root / ".build.lock", "a+b") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    with file_lock(root / ".build"):
+        yield
 
 
 @contextmanager
@@ -116,14 +132,99 @@ def remove_stale(root: Path, depth: int = 2) -> list[Path]:
     return removed
 
 
+# After a file's name: its temporary files, `<name>.tmp-<pid>-<8 hex>[.<suffix>]`, and what
+# `tempfile.mkstemp(prefix=name + ".", suffix=".tmp")` named them before writers put their pid
+# in the name (only its age tells whether such a file's writer is gone).
+_FILE_TMP = re.compile(r"^\.tmp-(\d+)-[0-9a-f]{8}(?:\.\w+)?$")
+_OLD_TMP = re.compile(r"^\.[a-z0-9_]{8}\.tmp$")
+
+
+def remove_stale_temps(path: Path) -> list[Path]:
+    """Remove the temporary files of `path` (our naming only: `<name>.tmp-<pid>-<random>`)
+    whose writer is gone or that are older than STALE_AFTER; return what was removed.
+
+    Why on the next write: a writer killed mid-save (kill -9, OOM, power loss) cannot clean
+    up, and nothing else looks at a corpus folder. Another file's temporaries and files of
+    any other naming are never touched.
+    """
+    removed: list[Path] = []
+    now = time.time()
+    try:
+        names = [n for n in os.listdir(path.parent) if n.startswith(path.name + ".")]
+    except OSError:
+        return removed
+    for name in names:
+        rest = name[len(path.name) :]
+        match = _FILE_TMP.match(rest)
+        if match is None and not _OLD_TMP.match(rest):
+            continue
+        candidate = path.with_name(name)
+        try:
+            info = candidate.lstat()
+        except OSError:
+            continue
+        if not stat.S_ISREG(info.st_mode):
+            continue
+        old = now - info.st_mtime > STALE_AFTER
+        if old or (match is not None and not _alive(int(match.group(1)))):
+            try:
+                candidate.unlink()
+            except OSError as exc:
+                log.warning("could not remove %s, left by an interrupted save: %s", candidate, exc)
+                continue
+            log.warning("removed %s, left by a save that was interrupted", candidate)
+            removed.append(candidate)
+    return removed
+
+
+def _create_temp(path: Path, suffix: str) -> tuple[int, Path]:
+    """A new temporary file beside `path`, open for writing: named for its writer's pid, with
+    the mode `path` has (a new file: 0666 less the umask, as any file the user makes).
+
+    Why not `tempfile.mkstemp`: it creates files 0600 whatever the umask, and a corpus or
+    index file must stay readable by the other users of the host that read it today.
+    """
+    try:
+        mode: int | None = stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        mode = None
+    for _ in range(100):
+        tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}{suffix}")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+        except FileExistsError:
+            continue
+        if mode is not None:
+            os.fchmod(fd, mode)
+        return fd, tmp
+    raise FileExistsError(f"no free temporary name beside {path}")
+
+
+@contextmanager
+def atomic_path(path: Path, suffix: str = "") -> Iterator[Path]:
+    """A temporary file beside `path` (empty, ending in `suffix`) for the caller to fill; it is
+    renamed over `path` when the block ends without an error, removed otherwise. Stale
+    temporary files of `path` left by killed writers are removed first."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_temps(path)
+    fd, tmp = _create_temp(path, suffix)
+    os.close(fd)
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 @contextmanager
 def atomic_file(path: Path) -> Iterator[TextIO]:
     """A text handle on a temporary file beside `path`, flushed to disk and renamed over `path`
     when the block ends without an error, removed otherwise: readers (a reload, a second
-    process) see the old file or the new one, never half of one."""
+    process) see the old file or the new one, never half of one. The file keeps the mode
+    `path` had (see `_create_temp`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    tmp = Path(name)
+    remove_stale_temps(path)
+    fd, tmp = _create_temp(path, "")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             yield handle
@@ -131,8 +232,7 @@ def atomic_file(path: Path) -> Iterator[TextIO]:
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     finally:
-        if tmp.exists():
-            tmp.unlink()
+        tmp.unlink(missing_ok=True)
 
 
 def write_jsonl(path: Path, records: Iterable[Mapping[str, Any]]) -> int:

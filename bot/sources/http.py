@@ -1,5 +1,7 @@
 """One polite HTTP client for every source: a single connection, a minimum gap between calls,
-a descriptive User-Agent, and retries with backoff on 429 and 5xx that honour Retry-After.
+a descriptive User-Agent, retries with backoff on 429 and 5xx that honour Retry-After, and
+response bodies read in chunks up to `[sources] max_response_mb` (a 400 MB answer once took
+7 GB of memory when read whole).
 
 Why aiohttp and not a source's own client (`arxiv`, `openreview-py`): aiohttp already comes
 with discord.py, so the bot refreshes inside its own event loop without a thread per fetch;
@@ -27,10 +29,38 @@ log = logging.getLogger(__name__)
 
 RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 MAX_RETRY_AFTER = 600.0  # a Retry-After beyond this is treated as a failure, not a 10-min nap
+READ_CHUNK = 1 << 16  # bytes read at a time from a response body
 
 
 class FetchError(Exception):
     """A source could not be read after the retries; the message says what and why."""
+
+
+class TooLarge(FetchError):
+    """A response body past the cap: refused, never retried (the next answer is as large)."""
+
+
+async def read_capped(resp: aiohttp.ClientResponse, limit: int, setting: str) -> bytes:
+    """The body of `resp`, read in chunks; TooLarge naming the URL and the limit as soon as it
+    passes `limit` bytes (or when Content-Length says it will), so a huge answer costs at
+    most `limit` bytes of memory. Sizes are after decompression: a small gzip bomb is caught.
+    """
+    where, mb = str(resp.url), limit / (1 << 20)
+    declared = resp.content_length
+    if declared is not None and declared > limit:
+        raise TooLarge(
+            f"{where}: the response is {declared:,} bytes, more than the {mb:g} MB limit "
+            f"({setting}); refused"
+        )
+    body = bytearray()
+    async for chunk in resp.content.iter_chunked(READ_CHUNK):
+        body += chunk
+        if len(body) > limit:
+            raise TooLarge(
+                f"{where}: the response is larger than the {mb:g} MB limit ({setting}); "
+                "refused after reading that much"
+            )
+    return bytes(body)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,10 +136,12 @@ class PoliteClient:
 
         429/5xx and connection errors are retried up to `max_retries` times with backoff;
         anything else, or running out of retries, is a FetchError naming the URL and status.
+        A body past `max_response_mb` is a FetchError (TooLarge) at once, read no further.
         """
         if self._session is None:
             raise RuntimeError("PoliteClient must be used as `async with`")
         settings = self.settings
+        limit = settings.max_response_mb << 20
         async with self._lock:
             attempt = 0
             while True:
@@ -122,7 +154,7 @@ class PoliteClient:
                 problem = ""
                 try:
                     async with self._session.get(url, params=params) as resp:
-                        body = await resp.read()
+                        body = await read_capped(resp, limit, "[sources] max_response_mb")
                         status, final = resp.status, str(resp.url)
                         retry_after = retry_after_seconds(resp.headers.get("Retry-After"))
                 except (aiohttp.ClientError, TimeoutError) as exc:

@@ -4,6 +4,16 @@ Behind `python -m bot db …` and the bot's rolling backup. One export format se
 backend: a SQLite backup is SQLite's own online backup (a consistent file, any size), and a
 PostgreSQL backup is a logical JSON export of the bot's tables (`TABLES`), which `restore` and
 `copy` read back into either engine. `pg_dump` remains the tool for whole-server backups.
+
+What `restore` and `copy` move is checked before the target is touched (`_checked`, with
+`bot.storage.validate`): every table and column name must be one the migrations create (only
+the schema's own spelling of a name reaches SQL text), every row must have one plain value per
+column, and every text must be one any database can hold (`validate.text_problem`: no NUL,
+which PostgreSQL refuses and SQLite keeps, no lone surrogate). Rows that fail the text rule
+are named by table and key ("follows follow_id=ab12: a NUL character (U+0000) in query"), and
+the whole move is refused unless `skip_bad` (`--skip-bad`) leaves them out. Then the rows are
+written into a scratch in-memory database of the same schema, so a constraint they break is
+reported before the target (or a SQLite target's file, set aside by `restore`) is touched.
 """
 
 from __future__ import annotations
@@ -16,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.config import StorageSettings
+from bot.storage import validate
 from bot.storage.schema import TABLES, Conn, StorageError, schema_version
 from bot.storage.store import Storage
 from bot.storage.urls import parse_database_url
@@ -81,6 +92,15 @@ async def migrate(url: str) -> tuple[int, int]:
 # -- moving rows ------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class Moved:
+    """What `restore` or `copy` wrote (rows per table) and the rows it left out, one line each
+    ("follows follow_id=ab12: a NUL character (U+0000) in query")."""
+
+    rows: dict[str, int]
+    skipped: list[str] = field(default_factory=list)
+
+
 def _read_tables(c: Conn) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for table in TABLES:
@@ -91,25 +111,33 @@ def _read_tables(c: Conn) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _write_tables(c: Conn, tables: dict[str, dict[str, Any]], replace: bool) -> dict[str, int]:
+def _write_tables(c: Conn, plan: dict[str, validate.Table], replace: bool) -> dict[str, int]:
+    """Write checked rows (`validate.plan`): the table names come from `TABLES` and the column
+    names from the schema, never from the export."""
     existing = _count(c)
     if not replace and any(existing.values()):
         busy = ", ".join(f"{t} {n}" for t, n in existing.items() if n)
         raise StorageError(f"the target database is not empty ({busy}); add --replace")
     for table in reversed(TABLES):
         c.execute(f"DELETE FROM {table}")
+    errors = validate.driver_errors()
     written = {}
     for table in TABLES:
-        data = tables.get(table, {"columns": [], "rows": []})
-        columns, rows = data["columns"], data["rows"]
-        if rows:
-            sql = (
-                f"INSERT INTO {table} ({', '.join(columns)}) "
-                f"VALUES ({', '.join('?' for _ in columns)})"
-            )
-            for row in rows:
-                c.execute(sql, tuple(row))
-        written[table] = len(rows)
+        data = plan.get(table, validate.Table((), ()))
+        sql = (
+            f"INSERT INTO {table} ({', '.join(data.columns)}) "
+            f"VALUES ({', '.join('?' for _ in data.columns)})"
+        )
+        for number, row in enumerate(data.rows, 1):
+            try:
+                c.execute(sql, row)
+            except errors as exc:  # a constraint or a type the rows break: roll back all
+                reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                raise StorageError(
+                    f"{data.name_of(table, row, number)}: cannot be written ({reason}): "
+                    "nothing was written"
+                ) from exc
+        written[table] = len(data.rows)
     return written
 
 
@@ -144,15 +172,33 @@ async def _source_tables(source: str) -> dict[str, Any]:
     return await export_tables(source)
 
 
-async def copy(source: str, target: str, *, replace: bool = False) -> dict[str, int]:
+async def _checked(source: str, skip_bad: bool) -> tuple[dict[str, validate.Table], list[str]]:
+    """The source's rows, checked as the module docstring says, and the rows left out."""
+    data = await _source_tables(source)
+    scratch = await Storage.open(":memory:")
+    try:
+        plan, bad = validate.without_bad_text(
+            validate.plan(data.get("tables"), await scratch.run(validate.shapes))
+        )
+        if bad and not skip_bad:
+            raise StorageError(validate.refusal(bad))
+        await scratch.run(lambda c: _write_tables(c, plan, replace=False))
+    finally:
+        await scratch.close()
+    return plan, bad
+
+
+async def copy(source: str, target: str, *, replace: bool = False, skip_bad: bool = False) -> Moved:
     """Every row of the bot's tables from `source` (a URL or an export) into `target`.
 
-    One transaction on the target: a failure leaves it as it was.
+    Checked first (`_checked`), then one transaction on the target: a failure leaves it as it
+    was. Rows holding text no database may hold refuse the copy, naming each by table and key,
+    unless `skip_bad` copies the rest without them (`Moved.skipped` names them).
     """
-    data = await _source_tables(source)
+    plan, skipped = await _checked(source, skip_bad)
     store = await Storage.open(target)
     try:
-        return await store.run(lambda c: _write_tables(c, data["tables"], replace))
+        return Moved(await store.run(lambda c: _write_tables(c, plan, replace)), skipped)
     finally:
         await store.close()
 
@@ -223,20 +269,21 @@ def backup_due(settings: StorageSettings, now: datetime) -> bool:
     return age >= settings.backup_hours * 3600
 
 
-async def restore(target: str, source: Path, now: datetime) -> dict[str, int]:
+async def restore(target: str, source: Path, now: datetime, *, skip_bad: bool = False) -> Moved:
     """Put a backup (a SQLite backup file or a JSON export) back as the database `target`.
 
-    A SQLite target is moved aside first (`<file>.before-restore-<time>`, with its WAL), so a
+    The backup is checked first (`_checked`, as for `copy`): a refused one changes nothing.
+    Then a SQLite target is moved aside (`<file>.before-restore-<time>`, with its WAL), so a
     damaged file is kept for inspection and the restore never depends on reading it.
     """
     if not _exists(str(source)):
         raise StorageError(f"no backup at {source}")
     parsed = parse_database_url(target)
-    data = await _source_tables(str(source))
+    plan, skipped = await _checked(str(source), skip_bad)
     if parsed.dialect == "sqlite" and parsed.target != ":memory:":
         _set_aside(Path(parsed.target), now.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ"))
     store = await Storage.open(target)
     try:
-        return await store.run(lambda c: _write_tables(c, data["tables"], replace=True))
+        return Moved(await store.run(lambda c: _write_tables(c, plan, replace=True)), skipped)
     finally:
         await store.close()

@@ -6,6 +6,13 @@ placeholders, translated here to psycopg's `%s`), and a handful of threads is pl
 that writes a few rows per server per day. Every write is one transaction and commits durably
 (PostgreSQL's default `synchronous_commit=on`), so the claim written before a post survives a
 crash of the process or of the machine.
+
+Bounded calls (issue 26.3): with a `timeout`, every session has statement_timeout and
+lock_timeout set to it (a table another session holds in ACCESS EXCLUSIVE mode no longer holds
+a command for as long as it likes), a call waits at most that long for a pool connection, and a
+call that overruns it anyway is cancelled on its own connection (`bot.storage.core.watched`).
+Each ends as `DatabaseBusy`; the pool takes the connection back rolled back, so one slow query
+holds one connection for at most the timeout and never starves the others.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from typing import Any, TypeVar
 
+from bot.storage.core import INTERRUPT_GRACE, DatabaseBusy, Watch, watched
 from bot.storage.schema import StorageError, migrate
 
 log = logging.getLogger(__name__)
@@ -38,13 +46,18 @@ class PgConn:
 
     dialect = "postgresql"
 
-    def __init__(self, conn: Any) -> None:
+    def __init__(self, conn: Any, watch: Watch | None = None) -> None:
         self.raw = conn
+        self.watch = watch  # the call running on it, told when a statement begins
 
     def execute(self, sql: str, args: tuple[Any, ...] | list[Any] = ()) -> Any:
+        if self.watch is not None:
+            self.watch.beat()
         return self.raw.execute(to_pyformat(sql), tuple(args))
 
     def executemany(self, sql: str, rows: Iterable[tuple[Any, ...]]) -> Any:
+        if self.watch is not None:
+            self.watch.beat()
         with self.raw.cursor() as cur:
             cur.executemany(to_pyformat(sql), list(rows))
             return cur
@@ -77,18 +90,57 @@ def _row_factory(cursor: Any) -> Callable[[Any], _Row]:
     return lambda values: _Row(zip(names, values, strict=True))
 
 
+def _session_limits(timeout: float) -> Callable[[Any], None]:
+    """The pool's `configure`: each new session gives up a statement or a lock wait at
+    `timeout` s (QueryCanceled, LockNotAvailable)."""
+    ms = str(max(1, int(timeout * 1000)))
+
+    def configure(conn: Any) -> None:
+        conn.execute(
+            "SELECT set_config('statement_timeout', %s, false), "
+            "set_config('lock_timeout', %s, false)",
+            (ms, ms),
+        )
+
+    return configure
+
+
+def _busy_errors() -> tuple[type[BaseException], ...]:
+    """What psycopg raises when a call meets one of its limits."""
+    import psycopg
+    from psycopg_pool import PoolTimeout
+
+    return (psycopg.errors.QueryCanceled, psycopg.errors.LockNotAvailable, PoolTimeout)
+
+
 class PostgresBackend:
     dialect = "postgresql"
 
-    def __init__(self, pool: Any, executor: ThreadPoolExecutor, display: str) -> None:
+    def __init__(
+        self,
+        pool: Any,
+        executor: ThreadPoolExecutor,
+        display: str,
+        timeout: float | None = None,
+    ) -> None:
         self._pool = pool
         self._executor = executor
         self.display = display
+        self._timeout = timeout
+        self._busy = _busy_errors()
 
     @classmethod
     async def open(
-        cls, url: str, display: str, *, migrate_schema: bool = True, size: int = POOL_SIZE
+        cls,
+        url: str,
+        display: str,
+        *,
+        migrate_schema: bool = True,
+        size: int = POOL_SIZE,
+        timeout: float | None = None,
     ) -> PostgresBackend:
+        """Connect and migrate; `timeout` bounds each later call (None: no bound, for admin
+        tools moving whole databases)."""
         psycopg, _dict_row, pool_class = _modules()
         executor = ThreadPoolExecutor(max_workers=size, thread_name_prefix="paperbot-pg")
 
@@ -101,6 +153,7 @@ class PostgresBackend:
                 min_size=1,
                 max_size=size,
                 kwargs={"autocommit": True, "row_factory": _row_factory},
+                configure=None if timeout is None else _session_limits(timeout),
                 open=False,
                 name="paperbot",
             )
@@ -108,6 +161,9 @@ class PostgresBackend:
                 pool.open(wait=True, timeout=30.0)
                 if migrate_schema:
                     with pool.connection() as conn, conn.transaction():
+                        # Migrating waits for another process's migration, however long.
+                        conn.execute("SET LOCAL statement_timeout = 0")
+                        conn.execute("SET LOCAL lock_timeout = 0")
                         conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
                         migrate(PgConn(conn))
             except BaseException:
@@ -123,18 +179,24 @@ class PostgresBackend:
         except Exception:
             executor.shutdown(wait=False)
             raise
-        return cls(pool, executor, display)
+        return cls(pool, executor, display, timeout)
 
     async def close(self) -> None:
         await asyncio.get_running_loop().run_in_executor(self._executor, self._pool.close)
         self._executor.shutdown(wait=True)
 
     async def run(self, fn: Callable[[PgConn], T], write: bool, durable: bool) -> T:
-        def tx() -> T:
-            with self._pool.connection() as conn:
-                if not write:
-                    return fn(PgConn(conn))
-                with conn.transaction():
-                    return fn(PgConn(conn))
+        def tx(watch: Watch) -> T:
+            try:
+                with (
+                    self._pool.connection(timeout=self._timeout) as conn,
+                    watch.on(lambda: conn.cancel_safe(timeout=INTERRUPT_GRACE)),
+                ):
+                    if not write:
+                        return fn(PgConn(conn, watch))
+                    with conn.transaction():
+                        return fn(PgConn(conn, watch))
+            except self._busy as exc:
+                raise DatabaseBusy() from exc
 
-        return await asyncio.get_running_loop().run_in_executor(self._executor, tx)
+        return await watched(self._executor, tx, self._timeout)

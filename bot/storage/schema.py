@@ -94,6 +94,7 @@ TABLES: tuple[str, ...] = (
     "follows",
     "deliveries",
     "corpus_papers",
+    "follow_notices",
 )
 
 _INTEGER = re.compile(r"\bINTEGER\b")

@@ -15,29 +15,35 @@ of sending again.
 
 from __future__ import annotations
 
-from bot.storage.core import Backend, StorageCore
+from bot.storage.core import Backend, DatabaseBusy, StorageCore
 from bot.storage.schema import StorageError
 from bot.storage.urls import parse_database_url
 
-__all__ = ["Backend", "Storage", "StorageError"]
+__all__ = ["Backend", "DatabaseBusy", "Storage", "StorageError"]
 
 
 class Storage(StorageCore):
     """The database of the bot, opened from a URL; the features' tables are built over it."""
 
     @classmethod
-    async def open(cls, url: str, *, migrate: bool = True) -> Storage:
-        """Open (creating and migrating unless `migrate` is false) the database at `url`."""
+    async def open(cls, url: str, *, migrate: bool = True, timeout: float | None = None) -> Storage:
+        """Open (creating and migrating unless `migrate` is false) the database at `url`.
+
+        `timeout`: seconds a call may wait or run before it ends as `DatabaseBusy` (the bot
+        passes `[storage] timeout_seconds`); None bounds nothing, for the admin tools that
+        move whole databases in one transaction."""
         parsed = parse_database_url(url)
         backend: Backend
         if parsed.dialect == "postgresql":
             from bot.storage.postgres import PostgresBackend
 
             backend = await PostgresBackend.open(
-                parsed.target, parsed.display, migrate_schema=migrate
+                parsed.target, parsed.display, migrate_schema=migrate, timeout=timeout
             )
         else:
             from bot.storage.sqlite import SqliteBackend
 
-            backend = await SqliteBackend.open(parsed.target, migrate_schema=migrate)
+            backend = await SqliteBackend.open(
+                parsed.target, migrate_schema=migrate, timeout=timeout
+            )
         return cls(backend)

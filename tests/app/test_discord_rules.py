@@ -9,6 +9,7 @@ it first, else its HTTP client, as a bot's raw request would) and must come back
 from __future__ import annotations
 
 import asyncio
+import io
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -209,6 +210,43 @@ async def test_message_rule(
         await post_message(probe, fake_discord.channel.id, body)
     refused(caught.value, field)
     assert fake_discord.channel_messages() == []
+
+
+async def post_files(client: discord.Client, channel_id: str, files: list[discord.File]) -> Any:
+    """A raw multipart send (discord.py's own `send` refuses more than 10 files before Discord)."""
+    route = Route("POST", "/channels/{channel_id}/messages", channel_id=int(channel_id))
+    form = [{"name": "payload_json", "value": '{"content": "files"}'}]
+    for i, file in enumerate(files):
+        form.append(
+            {
+                "name": f"files[{i}]",
+                "value": file.fp,
+                "filename": file.filename,
+                "content_type": "application/octet-stream",
+            }
+        )
+    return await client.http.request(route, form=form, files=files)
+
+
+async def test_attachment_rules(fake_discord: FakeDiscord, probe: Probe) -> None:
+    """Discord takes at most 10 files a message (400 / 50035 on `attachments`), each within the
+    attachment size limit and the request within 25 MiB (413 / 40005); 10 small files pass."""
+    channel = fake_discord.channel.id
+    with pytest.raises(discord.HTTPException) as caught:
+        await post_files(
+            probe, channel, [discord.File(io.BytesIO(b"x"), f"{i}.txt") for i in range(11)]
+        )
+    refused(caught.value, "attachments")
+    big = discord.File(io.BytesIO(b"x" * (10 * 1024 * 1024 + 1)), "big.bib")
+    with pytest.raises(discord.HTTPException) as caught:
+        await post_files(probe, channel, [big])
+    assert (caught.value.status, caught.value.code) == (413, 40005), caught.value
+    assert fake_discord.channel_messages() == []
+    await post_files(
+        probe, channel, [discord.File(io.BytesIO(b"x"), f"{i}.txt") for i in range(10)]
+    )
+    [sent] = fake_discord.channel_messages()
+    assert len(sent["attachments"]) == 10
 
 
 async def test_high_level_sends_are_refused_too(fake_discord: FakeDiscord, probe: Probe) -> None:

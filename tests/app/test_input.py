@@ -8,6 +8,7 @@ Example counts are modest: each example is a real round trip through discord.py.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -21,10 +22,16 @@ from hypothesis import strategies as st
 from bot.app.client import PaperBot
 from bot.app.respond import GENERIC_ERROR
 from bot.app.results.pages import VENUE_MAX
+from bot.daily.servers import CONSOLE_SERVER
+from bot.daily.tables import DailyTables
+from bot.follows.store import Follows
+from bot.library.store import Library
 from bot.papers.corpus import MAX_LINE_BYTES, load_file
 from bot.search.engine import SearchEngine
 from bot.storage.store import Storage
+from tests.app.exts.daily.support import DailyEnv, text_of
 from tests.app.helpers import TOKEN, answered, make_bot, make_settings
+from tests.console.test_daily import START, ManualClock, Terminal
 from tests.fakediscord import BotConnection, FakeDiscord
 
 Connect = Callable[..., Awaitable[BotConnection]]
@@ -324,3 +331,66 @@ def test_huge_author_list_and_null_bytes_load(tmp_path: Any) -> None:
     engine = SearchEngine(report.papers)
     assert [h.paper.id for h in engine.search("sinkhorn").hits] == ["t/nul"]
     assert [h.paper.id for h in engine.search("words author:zed").hits] == ["t/nul"]
+
+
+# -- control characters in text the bot stores or looks up (issue 26 item 5) --------------------
+
+REFUSED = "which the bot does not accept; nothing was changed"
+STORING = [
+    ("follow add", {"query": "optimal\x00transport"}, "The query holds a NUL character (U+0000)"),
+    ("follow add", {"query": "bell\x07 transport"}, "The query holds a control character (U+0007)"),
+    ("daily set", {"topic": "transport\x00"}, "The topic holds a NUL character (U+0000)"),
+    ("library remove", {"paper": "p\x00"}, "The paper holds a NUL character (U+0000)"),
+    ("library read", {"paper": "p\x00"}, "The paper holds a NUL character (U+0000)"),
+    ("server venue", {"venue": "ICML\x002026"}, "The venue holds a NUL character (U+0000)"),
+    ("follow remove", {"follow": "ab\x00"}, "The follow id holds a NUL character (U+0000)"),
+]
+
+
+async def test_control_characters_are_refused_the_same_on_both_backends(
+    daily_env: DailyEnv, no_errors: Callable[[], None]
+) -> None:
+    """SQLite stored a NUL that PostgreSQL refused ("Something went wrong"): one check now
+    answers both alike, before anything reaches the database."""
+    bot = await daily_env.start()
+    for command, typed, needle in STORING:
+        options = dict(typed)
+        if command == "daily set":
+            options.update(channel=daily_env.papers, time="09:00", timezone="UTC")
+        text = text_of(await daily_env.slash(command, options, ephemeral=True))
+        assert f"{needle}, {REFUSED}." in text, (command, text)
+        assert "\n" not in text.strip()
+    assert bot.storage is not None
+    guild = int(daily_env.fake.guild.id)
+    assert await Follows(bot.storage).personal(int(daily_env.fake.admin.id)) == []
+    assert await DailyTables(bot.storage).get_schedule(guild) is None
+    assert await Library(bot.storage).default_venue(guild) is None
+    no_errors()
+
+
+def test_the_console_refuses_control_characters_with_the_same_words(
+    icml_engine: SearchEngine, database_url: str
+) -> None:
+    terminal = Terminal(icml_engine, database_url, ManualClock(START))
+    text = terminal.session(
+        "/follow add optimal\x00transport",
+        "/daily set 09:00 UTC transport\x00",
+        "/library remove p\x00",
+        "/follow remove ab\x00",
+        "/follow add fine words",
+    )
+    assert "The query holds a NUL character (U+0000), " + REFUSED in text
+    assert "The /daily line holds a NUL character (U+0000), " + REFUSED in text
+    assert "The paper holds a NUL character (U+0000), " + REFUSED in text
+    assert "The follow id holds a NUL character (U+0000), " + REFUSED in text
+    assert "Following 'fine words'" in text
+
+    async def stored() -> tuple[list[str], Any]:
+        storage = await Storage.open(database_url)
+        try:
+            follows = [f.query for f in await Follows(storage).personal(0)]
+            return follows, await DailyTables(storage).get_schedule(CONSOLE_SERVER)
+        finally:
+            await storage.close()
+
+    assert asyncio.run(stored()) == (["fine words"], None)

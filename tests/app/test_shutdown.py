@@ -37,13 +37,17 @@ CALLBACK = "/interactions/{id}/{token}/callback"
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
 
-def write_config(root: Path, files: list[Path]) -> Path:
+def write_config(
+    root: Path, files: list[Path], *, index_dir: Path | None = None, extra: str = ""
+) -> Path:
+    """settings.toml for a bot in `root`; `index_dir` shares a saved index between bots,
+    `extra` adds TOML tables."""
     config = root / "settings.toml"
     config.write_text(
         f"[corpus]\nfiles = {json.dumps([str(f) for f in files])}\n"
-        f'index_dir = "{root / "idx"}"\n'
+        f'index_dir = "{index_dir or root / "idx"}"\n'
         f'[storage]\ndatabase = "{root / "state.sqlite3"}"\n'
-        f'backup_dir = "{root / "backups"}"\n',
+        f'backup_dir = "{root / "backups"}"\n{extra}',
         encoding="utf-8",
     )
     return config
@@ -83,6 +87,15 @@ async def start_bot(
             stdout=log_file,
             stderr=log_file,
         )
+
+
+def hook_env(root: Path, source: str) -> dict[str, str]:
+    """Environment for a child that runs `source` first (as its sitecustomize): a slowed
+    search, a shortened wait."""
+    hook = root / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(source, encoding="utf-8")
+    return {"PYTHONPATH": os.pathsep.join([str(hook), str(PROJECT_ROOT)])}
 
 
 async def sigterm_within(
@@ -420,17 +433,9 @@ async def test_sigterm_with_slow_searches_in_flight_exits_0_within_10_s(
     the process exits 0 within 10 s."""
     from bot.app.respond import RESTARTING
 
-    hook = tmp_path / "hook"
-    hook.mkdir()
-    (hook / "sitecustomize.py").write_text(SLOW_SEARCH, encoding="utf-8")
     config = write_config(tmp_path, [ICML])
     log_path = tmp_path / "bot.log"
-    proc = await start_bot(
-        fake_discord,
-        config,
-        log_path,
-        env={"PYTHONPATH": os.pathsep.join([str(hook), str(PROJECT_ROOT)])},
-    )
+    proc = await start_bot(fake_discord, config, log_path, env=hook_env(tmp_path, SLOW_SEARCH))
     try:
         await fake_discord.gateway.identifies.wait_for(timeout=30)
         handles = [

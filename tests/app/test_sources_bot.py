@@ -137,10 +137,10 @@ async def test_the_bot_refreshes_by_itself_and_shows_what_is_new(
         refused = await answered(await fake_discord.slash("admin status", user=fake_discord.alice))
         assert "owner" in refused.embed["description"]
 
-        # /admin refresh fetches now: nothing changed, so no reload.
+        # /admin refresh answers at once and fetches now: nothing changed, so no reload.
         handle = await fake_discord.slash("admin refresh", user=fake_discord.owner)
-        await answered(handle, type=5, ephemeral=True)
-        done = (await handle.edit(timeout=10)).body["embeds"][0]
+        await answered(handle, type=4, ephemeral=True)
+        done = (await handle.followup(timeout=10)).body["embeds"][0]
         assert done["title"] == "Sources refreshed"
         assert "the corpus stays" in done["description"]
         assert "7 unchanged" in json.dumps(done, ensure_ascii=False)

@@ -204,3 +204,52 @@ def test_text_output_is_the_console_look(config: Path) -> None:
     assert code == 0
     assert out in console.getvalue()
     assert "Quoc V. Le" in out  # the detail lists every author
+
+
+def _store(config: Path) -> Path:
+    """The saved paper store the config's first one-shot command built."""
+    (folder,) = [p for p in (config.parent / "idx").iterdir() if p.is_dir()]
+    return folder / "papers"
+
+
+def test_a_store_damaged_in_place_is_rebuilt_not_a_traceback(config: Path) -> None:
+    """Issue 26 item 6: records.bin overwritten with 0xFF, same size (so the size check passes
+    and only the background digest check would see it): the one-shot command answers from a
+    rebuilt store, every time, with no traceback."""
+    code, out, _ = run("--config", str(config), "paper", "dWorldEval", "--json")
+    assert code == 0
+    expected = json.loads(out)
+    records = _store(config) / "records.bin"
+    records.write_bytes(b"\xff" * records.stat().st_size)
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot", "paper", "dWorldEval", "--json"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PAPERBOT_CONFIG=str(config)),
+        timeout=60,
+        check=False,
+    )
+    assert "Traceback" not in proc.stderr
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == expected
+    assert "re-reading the corpus" in proc.stderr  # one line says why it took longer
+    # Rebuilt on disk: the next run reads the store again, quietly.
+    code, out, err = run("--config", str(config), "paper", "dWorldEval", "--json")
+    assert (code, json.loads(out)) == (0, expected)
+    assert "re-reading" not in err
+
+
+def test_swapped_ids_are_caught_before_the_first_answer(config: Path) -> None:
+    """Two lines of the store's ids column swapped (same sizes): the id lookup would miss
+    both papers ("No such paper") until the digest check ran; the start-up check finds it."""
+    code, out, _ = run("--config", str(config), "paper", "dWorldEval", "--json")
+    assert code == 0
+    ids_file = _store(config) / "ids.txt"
+    lines = ids_file.read_bytes().split(b"\n")
+    first, last = lines[0].decode(), lines[-1].decode()
+    lines[0], lines[-1] = lines[-1], lines[0]
+    ids_file.write_bytes(b"\n".join(lines))
+    for pid in (first, last):
+        code, out, err = run("--config", str(config), "paper", pid, "--json")
+        assert code == 0, err
+        assert json.loads(out)["id"] == pid

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 
 from bot.console.cli import main
+from bot.storage import admin
 from bot.storage.schema import schema_version
 from tests.storage.test_admin import ROWS, big_sqlite, fill, snapshot, truncate
+from tests.storage.test_admin_checks import bad_names, nul_line, put_nul
 
 
 async def run(*argv: str) -> tuple[int, str, str]:
@@ -65,3 +68,36 @@ async def test_copy_from_sqlite_to_postgresql(tmp_path, pg_server):
     code, out, err = await run("db", "copy", "--from", source, "--to", target)
     assert code == 2
     assert "--replace" in err
+
+
+async def test_copy_with_a_nul_byte_is_one_error_line_until_skip_bad(tmp_path, pg_server):
+    """Issue 26 item 5: a NUL byte SQLite accepted used to end the copy in a psycopg traceback."""
+    source = tmp_path / "old.sqlite3"
+    await fill(str(source))
+    follow_id = put_nul(source)
+    target = pg_server.fresh_database_url()
+    code, out, err = await run("db", "copy", "--from", str(source), "--to", target)
+    assert code == 2, out
+    assert err.startswith("error: ")
+    assert err.count("\n") == 1
+    assert nul_line(follow_id) in err
+    code, out, err = await run("db", "copy", "--from", str(source), "--to", target, "--skip-bad")
+    assert code == 0, err
+    assert "follows 0" in out
+    assert f"skipped: {nul_line(follow_id)}\n" in out
+
+
+async def test_restore_of_an_export_with_unknown_names_changes_nothing(tmp_path, database_url):
+    """Issue 26 item 12: unknown names in an export used to reach the SQL text."""
+    await fill(database_url)
+    before = await snapshot(database_url)
+    data = await admin.export_tables(database_url)
+    bad_names(data)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    code, _out, err = await run("db", "--url", database_url, "restore", "--from", str(path))
+    assert code == 2
+    assert err.count("\n") == 1
+    assert "unknown column 'x; DROP TABLE follows' in follows" in err
+    assert "unknown table 'bogus'" in err
+    assert await snapshot(database_url) == before

@@ -22,6 +22,13 @@ from .validate import errors_object, refusals
 log = logging.getLogger(__name__)
 
 API_PREFIX = re.compile(r"^/api(/v\d+)?")
+# Discord's limits on files (docs: Uploading Files): 10 files a message; each file within the
+# `attachment_size_limit` an interaction reports (10 MiB for a bot outside boosted servers, as
+# the fake reports it); the whole request within 25 MiB. Too many files is a 400 / 50035 on
+# `attachments`; too many bytes is 413 / 40005 "Request entity too large".
+MAX_FILES = 10
+MAX_FILE_BYTES = 10 * 1024 * 1024
+MAX_REQUEST_BYTES = 25 * 1024 * 1024
 
 
 @dataclass
@@ -174,7 +181,16 @@ class RestServer:
             self.unknown.append(call)
             return self._error(call, 404, {"message": "404: Not Found", "code": 0})
         handler, call.params = found
+        if sum(len(u.data) for u in call.uploads) > MAX_REQUEST_BYTES or any(
+            len(u.data) > MAX_FILE_BYTES for u in call.uploads
+        ):
+            raise ApiError(413, 40005, "Request entity too large")
         refused = refusals(call.method, call.path, call.json, use_spec=self.use_spec)
+        if len(call.uploads) > MAX_FILES:
+            refused = [
+                *refused,
+                Refusal(["attachments"], "BASE_TYPE_MAX_LENGTH", "Must be 10 or fewer in length."),
+            ]
         if refused:
             log.warning(
                 "fake discord: 400/50035 on %s %s: %s",

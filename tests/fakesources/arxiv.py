@@ -159,8 +159,8 @@ class FakeArxiv(LoopbackServer):
             found.append(paper)
         return found
 
-    async def query(self, request: web.Request) -> web.Response:
-        fault = self.answer_fault(request)
+    async def query(self, request: web.Request) -> web.StreamResponse:
+        fault = await self.answer_fault(request)
         if fault is not None:
             return fault
         params = request.query

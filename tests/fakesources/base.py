@@ -1,4 +1,4 @@
-"""What both stand-ins share: a loopback aiohttp server, a request log and scripted faults."""
+"""What the stand-ins share: a loopback aiohttp server, a request log and scripted faults."""
 
 from __future__ import annotations
 
@@ -12,14 +12,25 @@ from dataclasses import dataclass, field
 
 from aiohttp import web
 
+FILL_CHUNK = 64 * 1024  # bytes written per chunk of a streamed filler
+
 
 @dataclass(frozen=True, slots=True)
 class Fault:
-    """One scripted answer served instead of the real one: a status, headers and a body."""
+    """One scripted answer served instead of the real one: a status, headers and a body.
+
+    `fill` bytes of `fill_with` follow `body`, then `tail`: a huge answer made as it is sent,
+    in chunks, so a test of a 64 MB body holds 64 KB of it. Chunked (no Content-Length) unless
+    `declare_length`, so a client cannot refuse it by the header alone.
+    """
 
     status: int
     headers: dict[str, str] = field(default_factory=dict)
     body: str = ""
+    fill: int = 0
+    fill_with: bytes = b"a"
+    tail: str = ""
+    declare_length: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +50,9 @@ class LoopbackServer:
         self.requests: list[Request] = []
         self.peers: set[tuple[str, int]] = set()  # client (host, port): one per connection
         self.seen = 0  # requests received
+        # The first request waits here before it is answered: two servers given one barrier
+        # answer only once both clients have asked, so their fetches overlap for sure.
+        self.meet: threading.Barrier | None = None
         self.later: dict[int, list[Fault]] = {}  # request number -> faults armed from then on
         self._runner: web.AppRunner | None = None
         self.url = ""
@@ -54,17 +68,44 @@ class LoopbackServer:
         """Serve these from request `number` (1-based) on: "the first page works, then 503s"."""
         self.later.setdefault(number, []).extend(faults)
 
-    def answer_fault(self, request: web.Request) -> web.Response | None:
+    async def answer_fault(self, request: web.Request) -> web.StreamResponse | None:
         peer = request.transport.get_extra_info("peername") if request.transport else None
         if peer:
             self.peers.add((peer[0], peer[1]))
         self.seen += 1
+        if self.seen == 1 and self.meet is not None:
+            await asyncio.get_running_loop().run_in_executor(None, self.meet.wait, 10)
         self.faults.extend(self.later.pop(self.seen, []))
         if not self.faults:
             return None
         fault = self.faults.popleft()
         self.log(request, fault.status)
-        return web.Response(status=fault.status, headers=fault.headers, text=fault.body)
+        if not fault.fill:
+            return web.Response(status=fault.status, headers=fault.headers, text=fault.body)
+        return await self._stream(request, fault)
+
+    async def _stream(self, request: web.Request, fault: Fault) -> web.StreamResponse:
+        """`fault`'s body, filler and tail written chunk by chunk; a client that hangs up
+        part-way (it refused the body) ends the answer, as it would on a real server."""
+        head, tail = fault.body.encode(), fault.tail.encode()
+        response = web.StreamResponse(status=fault.status, headers=fault.headers)
+        if fault.declare_length:
+            response.content_length = len(head) + fault.fill + len(tail)
+        else:
+            response.enable_chunked_encoding()
+        chunk = (fault.fill_with * (FILL_CHUNK // len(fault.fill_with) + 1))[:FILL_CHUNK]
+        try:
+            await response.prepare(request)
+            await response.write(head)
+            left = fault.fill
+            while left > 0:
+                await response.write(chunk[: min(left, FILL_CHUNK)])
+                left -= FILL_CHUNK
+            await response.write(tail)
+            await response.write_eof()
+        except (ConnectionError, RuntimeError):  # the client closed the connection
+            pass
+        return response
 
     def log(self, request: web.Request, status: int) -> None:
         self.requests.append(

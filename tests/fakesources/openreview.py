@@ -72,8 +72,8 @@ class FakeOpenReview(LoopbackServer):
         app.router.add_get("/notes", self.get_notes)
         return app
 
-    async def get_notes(self, request: web.Request) -> web.Response:
-        fault = self.answer_fault(request)
+    async def get_notes(self, request: web.Request) -> web.StreamResponse:
+        fault = await self.answer_fault(request)
         if fault is not None:
             return fault
         params = request.query
@@ -100,3 +100,28 @@ class FakeOpenReview(LoopbackServer):
         self.log(request, 400)
         body = {"name": "ValidationError", "message": message, "status": 400}
         return web.Response(status=400, text=json.dumps(body), content_type="application/json")
+
+
+class EndlessOpenReview(FakeOpenReview):
+    """A venue that never ends: `count` is 10^9 and every offset answers a full page of new
+    notes, made on request. After `guard` requests it answers 400, so a fetcher with no bound
+    of its own fails a test instead of hanging it."""
+
+    COUNT = 10**9
+
+    def __init__(self, guard: int = 200) -> None:
+        super().__init__()
+        self.guard = guard
+
+    async def get_notes(self, request: web.Request) -> web.StreamResponse:
+        fault = await self.answer_fault(request)
+        if fault is not None:
+            return fault
+        if self.seen > self.guard:
+            return self._error(request, f"test guard: more than {self.guard} requests")
+        offset = int(request.query.get("offset", "0"))
+        limit = min(int(request.query.get("limit", str(MAX_LIMIT))), MAX_LIMIT)
+        venueid = request.query.get("content.venueid", "ICML.cc/2026/Conference")
+        notes = [note(f"e{offset + i:09d}", venueid) for i in range(limit)]
+        self.log(request, 200)
+        return web.json_response({"notes": notes, "count": self.COUNT})

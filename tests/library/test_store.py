@@ -84,9 +84,9 @@ async def test_corpus_record_claims_and_forgetting(storage: Storage) -> None:
     assert await follows.record_corpus(["a", "b"], T0) == []  # first run: nothing is new
     assert await follows.record_corpus(["a", "b", "c", "c"], T0) == ["c"]
     assert await follows.record_corpus(["a", "b", "c"], T0) == []
-    mine = await follows.add(1, "graphs", T0)
-    also = await follows.add(1, "trees", T0)
-    chan = await follows.add(1, "graphs", T0, guild_id=9, channel_id=77)
+    mine = await follows.add(1, "graphs", now=T0)
+    also = await follows.add(1, "trees", now=T0)
+    chan = await follows.add(1, "graphs", now=T0, channel=(9, 77))
     batch, claimed = await follows.claim(mine, ["c", "d"], T0)
     assert claimed == ["c", "d"]
     assert await follows.batch(batch) == ["c", "d"]

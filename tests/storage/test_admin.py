@@ -32,6 +32,7 @@ ROWS = {
     "follows": 1,
     "deliveries": 1,
     "corpus_papers": 2,
+    "follow_notices": 1,
 }
 
 
@@ -46,7 +47,7 @@ async def fill(url: str, guilds: int = 3) -> None:
         await library.save(user, "p2", NOW)
         await library.set_default_venue((1 << 40) + 1, "ICML 2026", NOW)
         await library.add_reaction((1 << 40) + 1, (1 << 50) + 1, "p1", user, "👍", NOW)
-        follow = await follows.add(user, "optimal transport", NOW)
+        follow = await follows.add(user, "optimal transport", now=NOW)
         await follows.record_corpus(["p1", "p2"], NOW)
         await follows.claim(follow, ["p2"], NOW)
         for g in range(1, guilds + 1):
@@ -119,7 +120,8 @@ async def test_backup_then_restore_after_damage_loses_nothing(tmp_path):
     assert path.suffix == ".sqlite3"
     truncate(Path(url))
     restored = await admin.restore(url, admin.backups(backup_dir)[-1], NOW)
-    assert restored["picks"] == 6
+    assert restored.rows["picks"] == 6
+    assert restored.skipped == []
     assert await snapshot(url) == before
     assert list(tmp_path.glob("bot.sqlite3.before-restore-*"))  # the damaged file is kept aside
 
@@ -160,12 +162,13 @@ async def test_copy_sqlite_to_postgresql_keeps_everything(tmp_path, pg_server):
     source = str(tmp_path / "old.sqlite3")
     await fill(source)
     target = pg_server.fresh_database_url()
-    rows = await admin.copy(f"sqlite:///{source}", target)
-    assert rows == ROWS
+    copied = await admin.copy(f"sqlite:///{source}", target)
+    assert copied.rows == ROWS
+    assert copied.skipped == []
     assert await snapshot(target) == await snapshot(source)
     with pytest.raises(StorageError, match="not empty"):
         await admin.copy(source, target)
-    assert (await admin.copy(source, target, replace=True))["picks"] == 6
+    assert (await admin.copy(source, target, replace=True)).rows["picks"] == 6
     report = await admin.check(target)
     assert report.version == schema_version()
     assert report.rows["picks"] == 6

@@ -30,7 +30,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app import limits, respond
-from bot.app.checks import manager_group, manager_only
+from bot.app.checks import WORDS, manager_group, manager_only, stored_text
 from bot.app.exts.daily import answers
 from bot.app.exts.daily.answers import TIME_MAX, TOPIC_MAX, ZONE_MAX
 from bot.app.exts.daily.poster import DiscordPoster, missing_permissions
@@ -180,6 +180,7 @@ class Daily(commands.Cog):
         pool: app_commands.Choice[str] | None = None,
     ) -> None:
         assert interaction.guild_id is not None
+        stored_text(topic, "the topic", WORDS)
         request = DailyRequest(
             interaction.guild_id, channel.id, time, timezone, topic, pool.value if pool else None
         )

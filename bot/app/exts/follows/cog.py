@@ -3,13 +3,16 @@
 A personal follow (no channel) notifies its owner by DM; a channel follow needs Manage Server
 and posts in that channel. Notices go out when the corpus grows: after `/admin reload`, a
 scheduled refresh (both swap the engine and dispatch `corpus_reloaded`) and at start (papers
-added while the bot was down). The rules are in `bot.app.exts.follows.notify`; this cog wires them.
+added while the bot was down). A notice Discord did not take is retried by the retry loop here
+(woken when the next one is due, on `bot.clock`), and by any of those rounds. The rules are in
+`bot.app.exts.follows.notify`; this cog wires them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -18,11 +21,13 @@ from discord.ext import commands
 
 import bot.library as library
 from bot.app import markdown, respond
-from bot.app.checks import manager_only, stored_autocomplete
+from bot.app.checks import WORDS, manager_only, stored_autocomplete, stored_text
 from bot.app.exts.follows import notify
 from bot.app.exts.follows.embeds import follows_embed
-from bot.follows.store import Follows
+from bot.follows.notices import RETRY_BASE, RETRY_MAX
+from bot.follows.store import AlreadyFollowed, Follows, TooManyFollows
 from bot.search.results import EmptyQuery
+from bot.timing import backoff
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
@@ -56,8 +61,11 @@ class FollowsCog(commands.Cog, name="Follows"):
 
     def __init__(self, bot: PaperBot) -> None:
         self.bot = bot
+        self.owner = notify.owner_name()
         self._lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._retry: asyncio.Task[None] | None = None  # the wake-up for the next retry
+        self._failures = 0  # passes failed in a row (the database away): their backoff
 
     def _follows(self) -> Follows:
         if self.bot.storage is None:
@@ -70,9 +78,10 @@ class FollowsCog(commands.Cog, name="Follows"):
         self._spawn(self._at_start())
 
     async def cog_unload(self) -> None:
-        for task in list(self._tasks):
+        tasks = [*self._tasks, *([self._retry] if self._retry is not None else [])]
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.create_task(coro, name="follow-notices")
@@ -83,14 +92,36 @@ class FollowsCog(commands.Cog, name="Follows"):
         await self.bot.wait_until_ready()
         await self.notify_now()
 
-    async def notify_now(self) -> int:
-        """One planning-and-delivery pass at a time (a reload during the start pass waits)."""
+    async def notify_now(self, *, queue: bool = True) -> int:
+        """One planning-and-delivery pass at a time (a reload during the start pass waits);
+        then the retry loop is set to wake when the next waiting notice is due."""
         async with self._lock:
+            clock = notify.clock_of(self.bot)
             try:
-                return await notify.run(self.bot)
+                done = await notify.run(self.bot, self.owner, queue=queue)
             except Exception:  # a failed pass must not take the bot down; the next one retries
                 log.exception("follow notices failed")
+                self._failures += 1
+                delay = backoff(self._failures, RETRY_BASE, RETRY_MAX)
+                self._wake_at(clock.now() + timedelta(seconds=delay))
                 return 0
+            self._failures = 0
+            self._wake_at(done.next_at)
+            return done.sent
+
+    def _wake_at(self, when: datetime | None) -> None:
+        """(Re)arm the one retry wake-up; the task calling this may be that wake-up itself."""
+        if self._retry is not None and self._retry is not asyncio.current_task():
+            self._retry.cancel()
+        self._retry = None
+        if when is not None and self.bot.storage is not None:
+            self._retry = asyncio.create_task(self._retry_at(when), name="follow-retries")
+
+    async def _retry_at(self, when: datetime) -> None:
+        # Never sooner than a second from now: a notice another process holds is not a spin.
+        clock = notify.clock_of(self.bot)
+        await clock.sleep_until(max(when, clock.now() + timedelta(seconds=1)))
+        await self.notify_now(queue=False)
 
     @commands.Cog.listener()
     async def on_corpus_reloaded(self, outcome: Any) -> None:
@@ -111,40 +142,41 @@ class FollowsCog(commands.Cog, name="Follows"):
         channel: discord.TextChannel | None = None,
     ) -> None:
         query = " ".join(query.split())
+        stored_text(query, "the query", WORDS)
         if not query:
             raise EmptyQuery()
         self.bot.engine.search(query, limit=1)  # bad syntax or venue: a clear message, nothing kept
         follows = self._follows()
-        user = interaction.user.id
-        per_user = self.bot.settings.library.follows_per_user
-        per_server = self.bot.settings.library.follows_per_server
         if channel is not None:
             await manager_only(interaction)
             assert interaction.guild_id is not None
-            existing = await follows.of_guild(interaction.guild_id)
-            if len(existing) >= per_server:
-                raise library.Refused(
-                    f"This server already has {per_server} channel follows, the most allowed. "
-                    "Remove one with /follow remove first."
-                )
-            same = [f for f in existing if f.channel_id == channel.id and f.query == query]
+            limit = self.bot.settings.library.follows_per_server
+            full = (
+                f"This server already has {limit} channel follows, the most allowed. "
+                "Remove one with /follow remove first."
+            )
         else:
-            existing = await follows.personal(user)
-            if len(existing) >= per_user:
-                raise library.Refused(
-                    f"You already follow {per_user} queries, the most allowed. "
-                    "Remove one with /follow remove first."
-                )
-            same = [f for f in existing if f.query == query]
-        if same:
-            raise library.Refused(f"Already followed: `{same[0].follow_id}` {query}.")
-        made = await follows.add(
-            user,
-            query,
-            library.now(),
-            guild_id=interaction.guild_id if channel is not None else None,
-            channel_id=channel.id if channel is not None else None,
-        )
+            limit = self.bot.settings.library.follows_per_user
+            full = (
+                f"You already follow {limit} queries, the most allowed. "
+                "Remove one with /follow remove first."
+            )
+        try:  # counted and stored in one transaction: concurrent adds keep the limit
+            made = await follows.add(
+                interaction.user.id,
+                query,
+                now=library.now(),
+                channel=(interaction.guild_id, channel.id)
+                if channel is not None and interaction.guild_id is not None
+                else None,
+                limit=limit,
+            )
+        except TooManyFollows as exc:
+            raise library.Refused(full) from exc
+        except AlreadyFollowed as exc:
+            raise library.Refused(
+                f"Already followed: `{exc.follow.follow_id}` {markdown.escape(query)}."
+            ) from exc
         where = channel.mention if channel is not None else "your DMs"
         text = (
             f"Following **{markdown.escape(query)}** (`{made.follow_id}`): new papers that match "
@@ -158,13 +190,16 @@ class FollowsCog(commands.Cog, name="Follows"):
     async def list_(self, interaction: discord.Interaction[PaperBot]) -> None:
         follows = self._follows()
         mine = await follows.personal(interaction.user.id)
-        embed = follows_embed(mine, "🔔 Your follows")
-        embeds = [embed]
+        server = []
         if interaction.guild_id is not None:
             server = await follows.of_guild(interaction.guild_id)
-            if server:
-                embeds.append(follows_embed(server, "🔔 This server's channel follows"))
-        await interaction.response.send_message(embeds=embeds, ephemeral=True)
+        waiting = await follows.outbox.waiting([f.follow_id for f in (*mine, *server)])
+        embeds = [follows_embed(mine, "🔔 Your follows", waiting=waiting)]
+        if server:
+            embeds.append(
+                follows_embed(server, "🔔 This server's channel follows", waiting=waiting)
+            )
+        await respond.send(interaction, embeds=embeds, ephemeral=True)
 
     @follow.command(name="remove", description="Stop a follow")
     @app_commands.describe(follow="The follow (start typing its query)")
@@ -173,6 +208,7 @@ class FollowsCog(commands.Cog, name="Follows"):
         self, interaction: discord.Interaction[PaperBot], follow: app_commands.Range[str, 1, 20]
     ) -> None:
         follows = self._follows()
+        stored_text(follow, "the follow id")
         found = await follows.get(follow.strip().strip("`"))
         mine = (
             found is not None and found.channel_id is None and found.user_id == interaction.user.id

@@ -4,7 +4,7 @@ is written and read back (`notice_query`) through one pattern, `NOTICE_TITLE`.""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import discord
 
@@ -18,17 +18,27 @@ NOTICE_TITLE = re.compile(f"^{re.escape(NOTICE_HEAD)}(.*){re.escape(NOTICE_TAIL)
 
 
 def follows_embed(
-    follows: Sequence[Follow], heading: str, personal: str = "your DMs"
+    follows: Sequence[Follow],
+    heading: str,
+    personal: str = "your DMs",
+    waiting: Mapping[str, tuple[int, str]] | None = None,
 ) -> discord.Embed:
-    """`/follow list`: each follow with where it goes and, when it stopped, why."""
+    """`/follow list`: each follow with where it goes, its notices Discord has not taken yet
+    (`waiting`: follow id -> (count, latest failure)) and, when it stopped, why."""
     embed = discord.Embed(title=heading, colour=render.COLOR)
     lines = []
     for f in follows:
         where = f"<#{f.channel_id}>" if f.channel_id is not None else personal
         state = f" · ⚠️ stopped: {f.disabled_reason}" if f.disabled_reason else ""
+        count, error = (waiting or {}).get(f.follow_id, (0, ""))
+        if count and not state:
+            state = (
+                f" · ⚠️ {count} notice{'s' if count != 1 else ''} waiting: "
+                f"{limits.truncate(error, 120)}, retrying"
+            )
         lines.append(f"`{f.follow_id}` **{markdown.escape(f.query)}** → {where}{state}")
     embed.description = (
-        "\n".join(lines)
+        limits.truncate("\n".join(lines), limits.EMBED_DESCRIPTION, markdown=True)
         if lines
         else "No follows. `/follow add query` tells you about new papers matching a query."
     )
@@ -36,18 +46,19 @@ def follows_embed(
 
 
 def notice_embed(
-    query: str, papers: Sequence[Paper], page: int, total: int, per_page: int
+    query: str, shown: Sequence[Paper], page: int, total: int, per_page: int, marker: str
 ) -> discord.Embed:
-    """A follow's notification: up to `per_page` new papers, then "and N more"."""
+    """A follow's notification: page `page` of a batch of `total` new papers (`shown` are that
+    page's papers still in the corpus), then "and N more"; `marker` in the footer lets an
+    earlier attempt's message be found after a crash."""
     start = (page - 1) * per_page
-    shown = papers[start : start + per_page]
     lines = []
-    for i, paper in enumerate(shown, start + 1):
+    for i, paper in enumerate(shown[:per_page], start + 1):
         title = limits.truncate(render.title_text(paper), 150)
         meta = " · ".join(x for x in (render.venue_line(paper), render.authors_short(paper)) if x)
         link = markdown.masked_link(title, paper.link("page"))
         lines.append(f"{i}. {link}" + (f"\n{markdown.escape(meta)}" if meta else ""))
-    more = total - start - len(shown)
+    more = total - start - per_page
     if more > 0:
         lines.append(f"…and {more} more (▶)")
     embed = discord.Embed(
@@ -56,5 +67,5 @@ def notice_embed(
         description=limits.truncate("\n".join(lines), limits.EMBED_DESCRIPTION, markdown=True),
     )
     pages = max(1, -(-total // per_page))
-    embed.set_footer(text=f"{total} new · page {page}/{pages} · /follow list to manage")
+    embed.set_footer(text=f"{total} new · page {page}/{pages} · /follow list to manage · {marker}")
     return render.finish(embed)

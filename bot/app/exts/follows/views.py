@@ -1,7 +1,8 @@
 """Persistent buttons of follow notices: the pages of one batch of new papers.
 
 pb:fb:{batch}:{page}      a page of a follow notification (◀ ▶): the batch's papers are in
-                          storage (`deliveries`), in the order the notice listed them
+                          storage (`deliveries`), in the order the notice listed them; a
+                          page reads only its own papers (a batch can hold 10,000)
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import discord
 from bot.app import limits, respond
 from bot.app.exts.follows.embeds import NOTICE_TITLE, notice_embed
 from bot.app.items import BotButton, BotItem, Match, pager
+from bot.follows.notices import notice_marker
 from bot.follows.store import Follows
 from bot.library import Refused, find
 
@@ -32,7 +34,7 @@ def notice_view(batch: str, page: int, pages: int) -> discord.ui.View | None:
     return view
 
 
-class NoticePageButton(BotButton, template=r"pb:fb:(?P<batch>[0-9a-f]{1,32}):(?P<page>\d{1,4})"):
+class NoticePageButton(BotButton, template=r"pb:fb:(?P<batch>[0-9a-f]{1,32}):(?P<page>\d{1,7})"):
     """◀ ▶ under a follow notification: the other papers of the same batch."""
 
     def __init__(self, batch: str, page: int, label: str = "▶") -> None:
@@ -48,14 +50,16 @@ class NoticePageButton(BotButton, template=r"pb:fb:(?P<batch>[0-9a-f]{1,32}):(?P
         bot = interaction.client
         if bot.storage is None:
             raise Refused("This notice can no longer be paged (no database).")
-        ids = await Follows(bot.storage).batch(self.batch)
+        follows = Follows(bot.storage)
+        total = await follows.batch_size(self.batch)
+        pages = max(1, -(-total // NOTICE_PAGE))
+        page = max(1, min(self.page, pages))
+        ids = await follows.batch_page(self.batch, (page - 1) * NOTICE_PAGE, NOTICE_PAGE)
         papers = [p for p in (find(bot.engine, pid) for pid in ids) if p is not None]
         if not papers:
             raise Refused("These papers are no longer in the corpus.")
         query = notice_query(interaction.message)
-        pages = max(1, -(-len(papers) // NOTICE_PAGE))
-        page = max(1, min(self.page, pages))
-        embed = notice_embed(query, papers, page, len(papers), NOTICE_PAGE)
+        embed = notice_embed(query, papers, page, total, NOTICE_PAGE, notice_marker(self.batch))
         await respond.send(
             interaction, embed=embed, view=notice_view(self.batch, page, pages), edit=True
         )

@@ -14,7 +14,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app import render, respond
-from bot.app.checks import stored_autocomplete
+from bot.app.checks import stored_autocomplete, stored_text
 from bot.app.exts.library import views as saving
 from bot.library import actions as library
 from bot.library.export import FORMATS
@@ -58,6 +58,7 @@ class LibraryCog(commands.Cog, name="Library"):
     async def remove(
         self, interaction: discord.Interaction[PaperBot], paper: app_commands.Range[str, 1, REF_MAX]
     ) -> None:
+        stored_text(paper, "the paper")
         store = library.library_of(self.bot.storage)
         paper_id = await library.resolve_saved(store, self.bot.engine, interaction.user.id, paper)
         await store.remove(interaction.user.id, paper_id)
@@ -72,6 +73,7 @@ class LibraryCog(commands.Cog, name="Library"):
         paper: app_commands.Range[str, 1, REF_MAX],
         read: bool = True,
     ) -> None:
+        stored_text(paper, "the paper")
         store = library.library_of(self.bot.storage)
         paper_id = await library.resolve_saved(store, self.bot.engine, interaction.user.id, paper)
         await store.mark_read(interaction.user.id, paper_id, library.now(), read)
@@ -86,15 +88,29 @@ class LibraryCog(commands.Cog, name="Library"):
     async def export(
         self, interaction: discord.Interaction[PaperBot], format: app_commands.Choice[str]
     ) -> None:
-        name, data, count, missing = await library.export_file(
-            library.library_of(self.bot.storage), self.bot.engine, interaction.user.id, format.value
+        # One upload may be as large as the interaction says (`attachment_size_limit`), within
+        # EXPORT_MAX_BYTES; a larger export comes as several files on one message. Building it
+        # is CPU work (a 1,000-paper BibTeX file), done off the loop, deferring if it is slow.
+        store = library.library_of(self.bot.storage)
+        saved = await respond.soon(
+            interaction, library.saved_for_export(store, interaction.user.id, format.value)
         )
-        text = f"Your library as {format.name}: {count} paper{'s' if count != 1 else ''}."
-        if missing:
-            text += f" {missing} saved paper(s) are no longer in the corpus and were left out."
-        await interaction.response.send_message(
-            content=text, file=discord.File(io.BytesIO(data), filename=name), ephemeral=True
+        # `filesize_limit` (the payload's `attachment_size_limit`) came with discord.py 2.6.
+        told: int = getattr(interaction, "filesize_limit", library.EXPORT_MAX_BYTES)
+        limit = min(told, library.EXPORT_MAX_BYTES)
+        made = await respond.compute(
+            interaction, library.make_export, self.bot.engine, saved, format.value, limit
         )
+        count, parts = made.count, len(made.files)
+        text = f"Your library as {format.name}: {count} paper{'s' if count != 1 else ''}"
+        text += f", in {parts} files (too large for one upload)." if parts > 1 else "."
+        if made.missing:
+            text += f" {made.missing} saved paper(s) are no longer in the corpus and were left out."
+        files = [discord.File(io.BytesIO(data), filename=name) for name, data in made.files]
+        if interaction.response.is_done():  # deferred ("thinking…") while the files were built
+            await interaction.edit_original_response(content=text, attachments=files)
+        else:
+            await interaction.response.send_message(content=text, files=files, ephemeral=True)
 
     @library.command(
         name="clear", description="Delete everything the bot stores about you (asks first)"

@@ -1,14 +1,25 @@
 """The server's voice: `/top` (most saved and most reacted-to papers), reactions on the daily
 post, and `/server venue` (Manage Server), the default venue of /search and /random.
 
-Reactions come as raw gateway events (MESSAGE_REACTION_ADD/REMOVE), which need the
-non-privileged `guild_reactions` intent (part of `Intents.default()`, so no portal switch) and
-no message cache: a reaction on a week-old post still counts. Only reactions on messages that
-are a server's daily post (their id is in the pick history) are kept; the bot's own are not.
+Reactions come as raw gateway events, which need the non-privileged `guild_reactions` and
+`guild_messages` intents (both in `Intents.default()`, so no portal switch) and no message cache:
+a reaction on a week-old post still counts. Only reactions on messages that are a server's daily
+post (their id is in the pick history) are kept; the bot's own are not.
+
+/top counts the reactions a daily post has now, as Discord shows it: a reaction taken back
+(MESSAGE_REACTION_REMOVE), a post cleared of every reaction or of one emoji
+(MESSAGE_REACTION_REMOVE_ALL / _EMOJI) and a deleted post (MESSAGE_DELETE, MESSAGE_DELETE_BULK)
+count no more. A custom emoji is known by its id, which survives a rename.
+
+Discord sends one message's events in order, but discord.py runs each listener as its own
+task and a database call may be slow: an add still writing could land after the removal that
+followed it and count a reaction nobody has. One lock keeps the handlers in gateway order
+(they start in the order the events came, and asyncio's lock is first come, first served).
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 import discord
@@ -17,7 +28,7 @@ from discord.ext import commands
 
 import bot.library as library
 from bot.app import markdown, refs, respond
-from bot.app.checks import manager_group, manager_only, venue_autocomplete
+from bot.app.checks import manager_group, manager_only, stored_text, venue_autocomplete
 from bot.app.exts.server.embeds import top_embed
 from bot.app.results.pages import VENUE_MAX
 
@@ -30,6 +41,7 @@ class Server(commands.Cog):
 
     def __init__(self, bot: PaperBot) -> None:
         self.bot = bot
+        self._in_order = asyncio.Lock()  # reaction and deletion events, handled in gateway order
 
     @app_commands.command(name="top", description="This server's most saved and most liked papers")
     @app_commands.describe(period="Over the last week, month, or all time")
@@ -65,6 +77,7 @@ class Server(commands.Cog):
         assert interaction.guild_id is not None
         if venue is not None:
             venue = refs.find_venue(self.bot.engine, venue)  # an autocomplete key: its name
+            stored_text(venue, "the venue")
             self.bot.engine.resolve_venues(venue)  # unknown: a clear message, nothing saved
         await library.library_of(self.bot.storage).set_default_venue(
             interaction.guild_id, venue, library.now()
@@ -79,34 +92,72 @@ class Server(commands.Cog):
 
     # -- reactions on the daily post ------------------------------------------------------------
 
-    async def _daily_paper(self, payload: discord.RawReactionActionEvent) -> str | None:
-        if payload.guild_id is None or self.bot.storage is None:
-            return None
-        if self.bot.user is not None and payload.user_id == self.bot.user.id:
-            return None
-        return await library.library_of(self.bot.storage).daily_post_paper(
-            payload.guild_id, payload.message_id
-        )
+    def _store(self) -> library.Library | None:
+        """The reaction store, or None when the bot runs without its database."""
+        return None if self.bot.storage is None else library.Library(self.bot.storage)
 
     @commands.Cog.listener()
     async def on_raw_reaction_add(self, payload: discord.RawReactionActionEvent) -> None:
-        paper_id = await self._daily_paper(payload)
-        if paper_id is not None and payload.guild_id is not None:
-            await library.library_of(self.bot.storage).add_reaction(
-                payload.guild_id,
-                payload.message_id,
-                paper_id,
-                payload.user_id,
-                str(payload.emoji),
-                library.now(),
-            )
+        async with self._in_order:
+            store = self._store()
+            if store is None or payload.guild_id is None or self._is_me(payload.user_id):
+                return
+            paper_id = await store.daily_post_paper(payload.guild_id, payload.message_id)
+            if paper_id is not None:
+                await store.add_reaction(
+                    payload.guild_id,
+                    payload.message_id,
+                    paper_id,
+                    payload.user_id,
+                    emoji_key(payload.emoji),
+                    library.now(),
+                )
 
     @commands.Cog.listener()
     async def on_raw_reaction_remove(self, payload: discord.RawReactionActionEvent) -> None:
-        if await self._daily_paper(payload) is not None:
-            await library.library_of(self.bot.storage).remove_reaction(
-                payload.message_id, payload.user_id, str(payload.emoji)
-            )
+        async with self._in_order:
+            store = self._store()
+            if store is not None and payload.guild_id is not None:
+                await store.remove_reaction(
+                    payload.message_id, payload.user_id, emoji_key(payload.emoji)
+                )
+
+    @commands.Cog.listener()
+    async def on_raw_reaction_clear(self, payload: discord.RawReactionClearEvent) -> None:
+        await self._forget(payload.guild_id, [payload.message_id])
+
+    @commands.Cog.listener()
+    async def on_raw_reaction_clear_emoji(
+        self, payload: discord.RawReactionClearEmojiEvent
+    ) -> None:
+        await self._forget(payload.guild_id, [payload.message_id], emoji_key(payload.emoji))
+
+    @commands.Cog.listener()
+    async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
+        await self._forget(payload.guild_id, [payload.message_id])
+
+    @commands.Cog.listener()
+    async def on_raw_bulk_message_delete(self, payload: discord.RawBulkMessageDeleteEvent) -> None:
+        await self._forget(payload.guild_id, sorted(payload.message_ids))
+
+    async def _forget(
+        self, guild_id: int | None, message_ids: list[int], emoji: str | None = None
+    ) -> None:
+        """Reactions on these messages count no more (any message: a non-post has none)."""
+        async with self._in_order:
+            store = self._store()
+            if store is not None and guild_id is not None:
+                await store.clear_reactions(guild_id, message_ids, emoji)
+
+    def _is_me(self, user_id: int) -> bool:
+        return self.bot.user is not None and user_id == self.bot.user.id
+
+
+def emoji_key(emoji: discord.PartialEmoji) -> str:
+    """How a reaction's emoji is stored: a custom emoji by its id (its name may change between
+    an add and its removal, and only some events say it is animated), a Unicode emoji as
+    itself."""
+    return str(emoji.id) if emoji.id is not None else emoji.name or ""
 
 
 async def setup(bot: PaperBot) -> None:

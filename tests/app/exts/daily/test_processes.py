@@ -96,12 +96,12 @@ def due_now() -> tuple[str, str, str]:
     return local.strftime("%H:%M"), zone, local.date().isoformat()
 
 
-def write_config(root: Path, url: str) -> Path:
+def write_config(root: Path, url: str, claim_seconds: float = CLAIM_SECONDS) -> Path:
     config = root / "settings.toml"
     config.write_text(
         f'[corpus]\nfiles = ["{ICML}"]\nindex_dir = "{root / "idx"}"\n'
         f'[storage]\nurl = "{url}"\n'
-        f"[daily]\nclaim_seconds = {CLAIM_SECONDS}\n",
+        f"[daily]\nclaim_seconds = {claim_seconds}\n",
         encoding="utf-8",
     )
     return config
@@ -201,7 +201,7 @@ async def run_day(
         try:
             await fleet.start(first)
             await fleet.start(second)
-            mine = [c for g, c in zip(guilds, channels, strict=True) if _owns(first, g)]
+            mine = [c for g, c in zip(guilds, channels, strict=True) if owns(first, g)]
             await until(lambda: posts(fake, mine) >= 3, f"{first.name}'s first posts", fleet)
             await fleet.kill(first)  # SIGKILL: mid-run, a post maybe claimed or on its way
             await fleet.start(first)
@@ -229,7 +229,7 @@ async def run_day(
     return guilds, fleet, [first, second]
 
 
-def _owns(process: Process, guild: FakeGuild) -> bool:
+def owns(process: Process, guild: FakeGuild) -> bool:
     ids = {int(i) for i in re.split(r"[,-]", process.shard_ids)}
     low, high = min(ids), max(ids)
     return low <= shard_of(int(guild.id), SHARDS) <= high
@@ -256,11 +256,11 @@ async def test_two_processes_post_each_server_once_through_a_kill(
     check_sends(guilds, processes)
     for process in processes:
         mine = process.sent() + process.found()
-        wrong = [g for g in mine if not _owns(process, _guild(guilds, g))]
+        wrong = [g for g in mine if not owns(process, guild_of(guilds, g))]
         assert wrong == [], f"{process.name} posted for servers of another shard range"
 
 
-def _guild(guilds: list[FakeGuild], guild_id: int) -> FakeGuild:
+def guild_of(guilds: list[FakeGuild], guild_id: int) -> FakeGuild:
     return next(g for g in guilds if int(g.id) == guild_id)
 
 

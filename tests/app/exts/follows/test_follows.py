@@ -3,107 +3,14 @@ delivers exactly the matching new ones, once; a restart and a second reload deli
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
-import pytest_asyncio
-
-from bot.app.client import PaperBot
-from bot.config import LibrarySettings, SearchSettings
+from bot.config import LibrarySettings
 from bot.follows.store import Follows
-from bot.papers.records import Link, Paper
-from bot.search.engine import SearchEngine
-from bot.storage.store import Storage
-from tests.app.exts.daily.support import until
-from tests.app.helpers import TOKEN, answered, make_bot, make_settings
-from tests.fakediscord import BotConnection, FakeDiscord
+from tests.app.exts.follows.support import MATCHING, OTHER, QUERY, Env, grown, new_paper
+from tests.app.helpers import answered
 from tests.fakediscord.faults import Fault, error_body
-
-QUERY = "hyperbolic embeddings"
-
-
-def new_paper(n: int, title: str, abstract: str) -> Paper:
-    return Paper(
-        id=f"new/{n:03d}",
-        title=title,
-        abstract=abstract,
-        venue="NeurIPS 2026",
-        year=2026,
-        authors=(f"Author {n}",),
-        links=(Link("page", f"https://example.org/paper/{n}"),),
-    )
-
-
-MATCHING = [
-    new_paper(1, "Hyperbolic Embeddings for Trees", "Trees embed well in curved space."),
-    new_paper(2, "Fast Graph Embeddings", "Hyperbolic geometry makes graph layouts cheap."),
-]
-OTHER = [new_paper(3, "A Study of Rainfall", "Weather records from ten cities.")]
-
-
-@dataclass
-class Env:
-    fake: FakeDiscord
-    path: Path
-    connect: Callable[..., Awaitable[BotConnection]]
-    engine: SearchEngine
-    storage: Storage | None = None
-    connection: BotConnection | None = None
-
-    @property
-    def bot(self) -> PaperBot:
-        assert self.connection is not None
-        return self.connection.bot  # type: ignore[return-value]
-
-    async def start(self, engine: SearchEngine | None = None) -> PaperBot:
-        self.storage = await Storage.open(str(self.path))
-        bot = make_bot(make_settings(self.fake), engine or self.engine, self.storage)
-        self.connection = await self.connect(bot, TOKEN)
-        await self.settled()
-        return bot
-
-    async def settled(self) -> None:
-        """Wait until the follows cog's notice passes (start or reload) are done."""
-        cog: Any = self.bot.get_cog("Follows")
-
-        async def idle() -> bool:
-            return not cog._tasks and not cog._lock.locked()
-
-        await asyncio.sleep(0.05)
-        await until(idle, what="follow notices to finish")
-
-    async def stop(self) -> None:
-        if self.connection is not None:
-            await self.connection.close()
-            self.connection = None
-        if self.storage is not None:
-            await self.storage.close()
-            self.storage = None
-
-    async def reload(self, engine: SearchEngine) -> None:
-        self.bot.reloader.load = lambda settings: engine
-        outcome = await self.bot.reloader.reload("test")
-        assert outcome.ok, outcome.reasons
-        await self.settled()
-
-    async def slash(self, name: str, options: dict[str, Any] | None = None, **kw: Any) -> Any:
-        return await answered(await self.fake.slash(name, options, **kw), type=4, ephemeral=True)
-
-
-@pytest_asyncio.fixture
-async def env(
-    fake_discord: FakeDiscord, connect_bot: Any, icml_engine: SearchEngine, tmp_path: Path
-) -> AsyncIterator[Env]:
-    env = Env(fake_discord, tmp_path / "bot.sqlite3", connect_bot, icml_engine)
-    yield env
-    await env.stop()
-
-
-def grown(base: SearchEngine, *papers: Paper) -> SearchEngine:
-    return SearchEngine([*base.papers, *papers], settings=SearchSettings())
 
 
 async def test_reload_delivers_only_new_matching_papers_once(env: Env) -> None:
@@ -173,7 +80,7 @@ async def test_more_than_ten_pages_with_a_button(env: Env) -> None:
     [notice] = fake.channel_messages(fake.world.dm_channel(fake.alice))
     embed = notice["embeds"][0]
     assert embed["description"].endswith("…and 3 more (▶)")
-    assert embed["footer"]["text"] == "13 new · page 1/2 · /follow list to manage"
+    assert embed["footer"]["text"].startswith("13 new · page 1/2 · /follow list to manage · ref ")
     ids = [c["custom_id"] for row in notice["components"] for c in row["components"]]
     assert ids[0].endswith(":0")
     assert ids[1].endswith(":2")

@@ -208,7 +208,7 @@ async def test_clear_asks_then_deletes_everything(env: tuple[FakeDiscord, PaperB
     alice = int(fake.alice.id)
     await store.save(alice, TRICKY.id, now())
     await store.save(int(fake.admin.id), TRICKY.id, now())
-    await Follows(bot.storage).add(alice, "sparse", now())  # type: ignore[arg-type]
+    await Follows(bot.storage).add(alice, "sparse", now=now())  # type: ignore[arg-type]
     ask = await _slash(fake, "library clear")
     assert "cannot be undone" in ask.embed["description"]
     assert await store.count(alice) == 1  # asking deletes nothing
