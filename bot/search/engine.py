@@ -7,7 +7,9 @@ documents, scored by the postings index and cut to the requested page by `top_k`
 The engine is composed of its parts (`bot.search.parts.EngineParts`: the papers' lookups, the
 index, the plan filters, the caches), held in one attribute: a rebuild after damage swaps
 them all in one store (`_rebuild`). Lookups that rank nothing are `PaperLookups`'s, passed
-through here, where a damaged engine refuses them.
+through here, where a damaged engine refuses them. Every method that reads the saved files is
+`serving` (`bot.search.damage`): a record found damaged while answering is a rebuild, never a
+traceback.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from bot.papers.corpus import LoadReport
 from bot.papers.records import Paper
 from bot.search.analysis.analyzer import Analyzer
 from bot.search.analysis.snippets import make_snippet
+from bot.search.damage import Damage, serving, serving_quietly
 from bot.search.files.integrity import IntegrityCheck
 from bot.search.files.opening import load_engine
 from bot.search.index.postings import BM25Index
@@ -57,8 +60,11 @@ class SearchEngine:
         self._parts = EngineParts.build(
             papers, analyzer or Analyzer(), settings or SearchSettings(), index
         )
-        # What the integrity check found damaged, while the engine refuses to answer.
-        self._damaged: str | None = None
+        # What was found damaged, while the engine refuses to answer, and the rebuild.
+        self._damage = Damage()
+        # The settings `load` read: what a rebuild after damage loads again (None: built from
+        # papers in memory, which nothing can damage).
+        self.rebuild_with: Settings | None = None
 
     @classmethod
     def load(cls, settings: Settings) -> SearchEngine:
@@ -74,18 +80,28 @@ class SearchEngine:
         """Refuse while the saved files are rebuilt from the corpus, then serve the rebuilt
         engine's parts (same corpus, so the same positions: a search in flight stays
         consistent). One store swaps every part, and the caches built on the damaged ones."""
-        self._damaged = problem
+        self._damage.problem = problem
         try:
             fresh = SearchEngine.load(settings)
         except Exception:  # the corpus itself may be gone: keep refusing, say why
             log.exception("could not rebuild the damaged index; searches are refused")
             return
         self._parts = fresh._parts
-        self._damaged = None
+        self._damage.problem = None
         log.warning("index rebuilt after damage: %s", problem)
 
+    def damage_found(self, problem: str) -> None:
+        """Damage met while serving (`bot.search.damage`): refused from now on, the store's
+        folder untrusted at once, and rebuilt in the background as the digest check does."""
+        settings = self.rebuild_with
+        rebuild = None if settings is None else lambda: self._rebuild(settings, problem)
+        self._damage.found(problem, self.papers, rebuild)
+
     def wait_verified(self, timeout: float | None = None) -> bool:
-        """Wait for the saved files' digest check (and a rebuild it started); True if done."""
+        """Wait for the saved files' digest check (and a rebuild it or `damage_found`
+        started); True if done."""
+        if not self._damage.wait(timeout):
+            return False
         while True:
             check = self.integrity
             if check is None:
@@ -98,11 +114,15 @@ class SearchEngine:
     @property
     def damaged(self) -> str | None:
         """What the integrity check found damaged, while the engine refuses to answer."""
-        return self._damaged
+        return self._damage.problem
 
     def _refuse_if_damaged(self) -> None:
-        if self._damaged is not None:
+        if self._damage.problem is not None:
             raise IndexDamaged()
+
+    def cache_sizes(self) -> dict[str, tuple[int, int]]:
+        """(size, bound) of every cache that what users type reaches (`EngineParts`)."""
+        return self._parts.cache_sizes()
 
     # -- parts ------------------------------------------------------------------------------
 
@@ -122,28 +142,34 @@ class SearchEngine:
 
     # -- lookups (`PaperLookups`) -------------------------------------------------------------
 
+    @serving
     def paper(self, ref: str) -> Paper:
         """Exact id, then an id without its venue prefix, then the title (exact, then prefix)."""
         self._refuse_if_damaged()
         return self.lookups.paper(ref)
 
+    @serving
     def random(self, venue: str | None = None, rng: random_module.Random | None = None) -> Paper:
         self._refuse_if_damaged()
         return self.lookups.random(venue, rng)
 
+    @serving_quietly
     def suggest(self, prefix: str, limit: int = 25) -> list[tuple[str, str]]:
         """(id, title) pairs for autocomplete, from memory only; none while damaged
         (autocomplete offers nothing rather than an error)."""
-        return [] if self._damaged is not None else self.lookups.suggest(prefix, limit)
+        return [] if self._damage.problem is not None else self.lookups.suggest(prefix, limit)
 
+    @serving_quietly
     def complete(self, prefix: str, limit: int = 25) -> list[Paper]:
         """The papers of `suggest`, for surfaces that show more than a title."""
-        return [] if self._damaged is not None else self.lookups.complete(prefix, limit)
+        return [] if self._damage.problem is not None else self.lookups.complete(prefix, limit)
 
+    @serving_quietly
     def suggest_authors(self, prefix: str, limit: int = 25) -> list[tuple[str, int]]:
         """(name, number of papers) for autocomplete where an option is an author."""
         return self.lookups.suggest_authors(prefix, limit)
 
+    @serving
     def has_paper(self, paper_id: str) -> bool:
         return self.lookups.has_paper(paper_id)
 
@@ -284,6 +310,7 @@ class SearchEngine:
         best_ids, best_scores = top_k(ids, scores, k)
         return best_ids, best_scores, total, exact
 
+    @serving
     def plan(self, query: str, filters: Filters | None = None, *, suggest: bool = False) -> Plan:
         """`query` parsed and analysed as every surface runs it (`make_plan`); EmptyQuery when
         it holds neither a word to rank by nor a filter to list by. `suggest` looks for
@@ -292,6 +319,7 @@ class SearchEngine:
         self._refuse_if_damaged()
         return make_plan(self._parts, query, filters, suggest=suggest)
 
+    @serving
     def search(
         self,
         query: str,
@@ -309,6 +337,7 @@ class SearchEngine:
         plan = self.plan(query, filters, suggest=suggest)
         return self._run(plan, limit, offset, snippets=snippets, exhaustive=exhaustive)
 
+    @serving
     def similar(self, ref: str, limit: int = 10, offset: int = 0) -> SearchResult:
         """Papers like `ref`, itself left out. Like Lucene's MoreLikeThis, the query is the
         paper's most distinctive terms by tf-idf (`similar_terms` of them), not its whole
@@ -325,6 +354,7 @@ class SearchEngine:
         plan = Plan(query=f"more like: {paper.title}", terms=tuple(terms), skip=doc)
         return self._run(plan, limit, offset)
 
+    @serving
     def matching_ids(self, query: str) -> list[str]:
         """Every paper id `/search` would list for `query` (a daily topic), in corpus order:
         the same plan and the same `_select`, so a pool never differs from the search."""

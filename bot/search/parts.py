@@ -3,7 +3,8 @@ the analyzer, the settings, the filters over them, and the caches built on them.
 
 Built together (`EngineParts.build`) and held by the engine as one attribute, so an engine
 whose saved files turn out damaged swaps every part for a rebuilt set in one store
-(`SearchEngine._rebuild`), its caches (speller, document terms, authors) with them.
+(`SearchEngine._rebuild`), its caches (speller, document terms, authors) with them. Every cache
+that what users type reaches is bounded (`bot.search.caches`); `cache_sizes` lists them.
 """
 
 from __future__ import annotations
@@ -16,15 +17,21 @@ from typing import Any, Generic, TypeVar, cast
 
 from bot.config import SearchSettings
 from bot.papers.corpus import LoadReport
+from bot.papers.latex import span_to_text
 from bot.papers.records import Paper
-from bot.search.analysis.analyzer import Analyzer, raw_words
+from bot.search.analysis.analyzer import EXPAND_CACHE, Analyzer, raw_words
+from bot.search.caches import LRU
 from bot.search.files.integrity import IntegrityCheck
+from bot.search.files.paperstore import PaperStore
 from bot.search.index.postings import BM25Index, BM25Params
 from bot.search.query.filters import PlanFilters
+from bot.search.query.proximity import run_starts_cache
 from bot.search.suggest.lookups import PaperLookups
 from bot.search.suggest.spelling import Speller
 
-DOC_TERMS_CACHE = 4096
+# Papers whose terms are kept, for feedback and /similar (~2 KB each at 100k papers): the
+# top hits of recent queries.
+DOC_TERMS_CACHE = 512
 T = TypeVar("T")
 
 
@@ -78,6 +85,7 @@ class EngineParts:
         )
         if index.n_docs != len(lookups.papers):
             raise ValueError("index and corpus disagree on the number of papers")
+        analyzer.forget_expansions()
         filters = PlanFilters(index, analyzer, lookups)
         return cls(settings, analyzer, index, lookups, filters)
 
@@ -86,20 +94,37 @@ class EngineParts:
         return Speller(self.analyzer, self.index, lambda doc: doc_text(self.lookups.papers[doc]))
 
     @cached_property
-    def _doc_terms_cache(self) -> dict[int, list[str]]:
-        return {}
+    def _doc_terms_cache(self) -> LRU[int, list[str]]:
+        return LRU(DOC_TERMS_CACHE)
 
     def doc_terms(self, doc: int) -> list[str]:
         """Index terms of one paper, for feedback; cached because top hits repeat."""
-        cache = self._doc_terms_cache
-        found = cache.get(doc)
+        found = self._doc_terms_cache.get(doc)
         if found is None:
-            if len(cache) >= DOC_TERMS_CACHE:
-                cache.clear()
-            found = cache[doc] = self.analyzer(
-                doc_text(self.lookups.papers[doc], self.settings.title_weight)
-            )
+            text = doc_text(self.lookups.papers[doc], self.settings.title_weight)
+            found = self._doc_terms_cache.put(doc, self.analyzer(text))
         return found
+
+    def cache_sizes(self) -> dict[str, tuple[int, int]]:
+        """Every cache that what users type reaches, as (size now, bound): for the test that
+        holds them to their bounds and `benchmarks/query_memory.py`. The expansions are a
+        build's (empty once it is done), the LaTeX spans those of queries and shown papers."""
+        stems = self.analyzer._cache
+        speller = self.__dict__.get("speller")  # built on first use
+        papers = self.lookups.papers
+        latex = span_to_text.cache_info()
+        run_starts = run_starts_cache(self.index)
+        sizes = {
+            "stems": (len(stems), 2 * stems.size),
+            "expansions": (len(self.analyzer._expanded), EXPAND_CACHE),
+            "corrections": (len(speller._cache), speller._cache.bound) if speller else (0, 0),
+            "doc terms": (len(self._doc_terms_cache), self._doc_terms_cache.bound),
+            "run starts (bytes)": (run_starts.size, run_starts.bound),
+            "latex spans": (latex.currsize, latex.maxsize or 0),
+        }
+        if isinstance(papers, PaperStore):
+            sizes["papers"] = (len(papers._recent), papers._recent.bound)
+        return sizes
 
 
 class Part(Generic[T]):

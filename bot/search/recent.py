@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from bot.search.analysis.snippets import sentences
+from bot.search.damage import serving
 from bot.search.results import Hit, SearchResult
 
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ def positions_added_after(
     return found
 
 
+@serving
 def ids_added_after(engine: SearchEngine, after: datetime | None) -> list[str]:
     """Paper ids added after `after` (None: every paper with an `added` time), newest first:
     the daily `new` pool."""
@@ -49,6 +51,7 @@ def ids_added_after(engine: SearchEngine, after: datetime | None) -> list[str]:
     return [engine.ids[i] for i in positions_added_after(engine.added, since)]
 
 
+@serving
 def newest(
     engine: SearchEngine,
     days: int,

@@ -68,3 +68,21 @@ def test_added_survives_the_saved_store(tmp_path, engine):
     from_store = SearchEngine(store, index=engine.index)
     assert [h.paper.id for h in newest(from_store, 7, now=NOW).hits] == ["b", "d", "c"]
     assert replace(PAPERS[1], added=None) != PAPERS[1]
+
+
+def test_damaged_stamps_answer_index_damaged(tmp_path, engine):
+    """Issue 26 item 6: a first-seen column overwritten in place (same size) is refused as
+    damage (`IndexDamaged`, the store marked for a rebuild), not a UnicodeDecodeError."""
+    from bot.search.results import IndexDamaged
+
+    save_store(tmp_path / "p", PAPERS, {"k": 1})
+    added = tmp_path / "p" / "added.txt"
+    added.write_bytes(b"\xff" * added.stat().st_size)
+    from_store = SearchEngine(PaperStore(tmp_path / "p", {"k": 1}), index=engine.index)
+    with pytest.raises(IndexDamaged):
+        newest(from_store, 7, now=NOW)
+    assert from_store.damaged is not None
+    assert "added.txt" in from_store.damaged
+    assert not (tmp_path / "p" / "meta.json").exists()
+    with pytest.raises(IndexDamaged):
+        ids_added_after(from_store, NOW)

@@ -22,6 +22,11 @@ Buffer = bytes | mmap.mmap
 T = TypeVar("T")
 
 
+class DamagedFile(Exception):
+    """A saved file's content does not read back as it was written (same size, other bytes):
+    its folder is damaged. The engine answers `IndexDamaged` and rebuilds; never a traceback."""
+
+
 def line_starts(data: bytes, n: int) -> np.ndarray:
     """Where each of the `n` "\\n"-separated strings of `data` starts, plus len(data) + 1:
     string i is data[starts[i]:starts[i + 1] - 1]."""
@@ -75,9 +80,10 @@ class StringColumn(Rows[str]):
 
     ROW = "column"
 
-    def __init__(self, data: Buffer, starts: np.ndarray) -> None:
+    def __init__(self, data: Buffer, starts: np.ndarray, source: str = "column") -> None:
         self.data = data
         self.starts = starts
+        self.source = source  # the file, for the message when it does not decode
         self._n = int(starts.shape[0]) - 1
 
     @classmethod
@@ -92,12 +98,19 @@ class StringColumn(Rows[str]):
         return self._n
 
     def row(self, i: int) -> str:
-        return self.raw(i).decode("utf-8")
+        try:
+            return self.raw(i).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise DamagedFile(f"{self.source}: line {i + 1} is not UTF-8 ({exc.reason})") from exc
 
     def __iter__(self) -> Iterator[str]:
         """Every string, decoded in one pass (a million in well under a second)."""
         if self._n:
-            yield from self.data[:].decode("utf-8").split("\n")
+            try:
+                text = self.data[:].decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise DamagedFile(f"{self.source}: not UTF-8 ({exc.reason})") from exc
+            yield from text.split("\n")
 
 
 class OptionalColumn(Rows[str | None]):

@@ -3,7 +3,9 @@ configured corpus, else the corpus read, indexed and saved.
 
 The key covers the corpus files' bytes, the loader version, the analyzer and the BM25
 parameters, so a changed input never reuses a stale index. A reused index and store are
-checked by size here and by digest right after start-up (`bot.search.files.integrity`).
+checked by size here, the store's id files by digest and a sample of its records too
+(`PaperStore.check`: no first answer comes from a store that fails them), and every file by
+digest right after start-up (`bot.search.files.integrity`).
 """
 
 from __future__ import annotations
@@ -152,6 +154,7 @@ class Saved:
                     f"{folder}: index holds {saved.index.n_docs} documents, "
                     f"the paper store {len(saved.store)}"
                 )
+            saved.store.check()
             saved.problems = _saved_problems(folder, saved.store.meta)
         except IndexCacheError as exc:
             say("rebuilding the index: %s", exc)
@@ -243,6 +246,7 @@ def _serve(
         "saved" if index is not None and not streamed else "new",
     )
     engine.load_report = report
+    engine.rebuild_with = settings
     if streamed:  # files written just now: their stamp is saved, nothing to verify
         return engine
     if index is not None and digest is None:

@@ -5,7 +5,11 @@ every abstract in memory.
 paper, found by offset): `store[i]` decodes paper i when it is asked for (a few microseconds),
 so the process holds only what every request needs — ids, titles, venues and years — and the
 abstracts stay on disk (in the page cache) until a hit shows them. Recently built papers are
-kept, so `store[i] is store[i]` while i is in use.
+kept (`RECENT` of them), so `store[i] is store[i]` while i is in use.
+
+Trusted as far as it is cheap to: opening checks sizes and the meta, `check` the files that
+decide a lookup by id and a sample of records (every start), the digest thread everything after
+start-up, and every record read must decode to the paper its row names (else `DamagedFile`).
 
 Written atomically (a temporary folder renamed into place; `bot.search.files.storewriter`), keyed
 like the index it sits in.
@@ -24,7 +28,16 @@ import numpy as np
 
 from bot.papers.files import check_sizes, read_meta
 from bot.papers.records import Link, Paper
-from bot.search.files.columns import IdLookup, OptionalColumn, Rows, StringColumn, map_file
+from bot.search.caches import LRU
+from bot.search.files.columns import (
+    DamagedFile,
+    IdLookup,
+    OptionalColumn,
+    Rows,
+    StringColumn,
+    map_file,
+)
+from bot.search.files.integrity import first_damage, identity
 from bot.search.suggest.titles import FILES as TITLE_FILES
 from bot.search.suggest.titles import TitleIndex
 
@@ -50,7 +63,12 @@ FILES = (
     "id_backward.npy",
     *TITLE_FILES,
 )
-_RECENT = 4096
+# Papers kept decoded: a page of hits is read two or three times (rank, snippet, render), and a
+# few pages are open at once. Which papers comes from what users ask: bounded (~3 KB each).
+RECENT = 512
+# What `check` hashes at every start: everything a lookup by id reads (~2.8 MB at 100k papers).
+QUICK_FILES = ("ids.txt", "ids_at.npy", "id_order.npy", "id_backward.npy")
+SAMPLE = 16  # records `check` decodes, spread over the store
 
 
 class StoreError(Exception):
@@ -148,6 +166,13 @@ def _paper(raw: bytes) -> Paper:
     )
 
 
+def sample_positions(n: int) -> list[int]:
+    """The records `PaperStore.check` decodes: `SAMPLE` of them, first and last included."""
+    if n <= 0:
+        return []
+    return sorted({round(k * (n - 1) / (SAMPLE - 1)) for k in range(SAMPLE)})
+
+
 def digests(meta: dict[str, Any]) -> dict[str, str]:
     """Every file's saved digest, for the check that runs after start-up (`integrity`)."""
     saved = meta.get("files")
@@ -175,7 +200,8 @@ class PaperStore(Rows[Paper]):
             cols = {}
             for name in _COLUMNS:
                 starts = np.load(folder / f"{name}_at.npy", mmap_mode="r", allow_pickle=False)
-                cols[name] = StringColumn(map_file(folder / f"{name}.txt"), starts)
+                path = folder / f"{name}.txt"
+                cols[name] = StringColumn(map_file(path), starts, str(path))
             self.ids = cols["ids"]
             self.titles = cols["titles"]
             self.added = OptionalColumn(cols["added"])
@@ -207,8 +233,27 @@ class PaperStore(Rows[Paper]):
             raise StoreError(f"{folder}: store files do not fit together")
         self.meta = meta
         self.folder = folder
+        self.inode = identity(folder)  # which folder to mark damaged (`integrity.invalidate`)
         self._lock = threading.Lock()
-        self._recent: dict[int, Paper] = {}
+        self._recent: LRU[int, Paper] = LRU(RECENT)
+
+    def check(self) -> None:
+        """StoreError unless the store passes the checks every start can afford (a few ms at
+        100k papers): the digests of `QUICK_FILES`, since a damaged id column answers "No
+        such paper" with no error at all; and `SAMPLE` records spread over the file, each
+        decoding to the paper its row's id and title name (a records file overwritten
+        whole). Every file is hashed after start-up (`bot.search.files.integrity`), and a
+        damaged record is found when it is read (`row`)."""
+        saved = digests(self.meta)
+        problem = first_damage([(self.folder, {n: saved[n] for n in QUICK_FILES})])
+        if problem is not None:
+            raise StoreError(problem)
+        try:
+            for i in sample_positions(len(self)):
+                if self._decoded(i).title != self.titles[i]:
+                    raise DamagedFile(f"{self.folder}: titles.txt: title {i + 1} is another's")
+        except DamagedFile as exc:
+            raise StoreError(str(exc)) from exc
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -227,16 +272,25 @@ class PaperStore(Rows[Paper]):
     def row(self, i: int) -> Paper:
         paper = self._recent.get(i)
         if paper is None:
-            if len(self._recent) >= _RECENT:
-                self._recent.clear()
-            start, end = int(self.offsets[i]), int(self.offsets[i + 1])
-            paper = self._recent[i] = _paper(self._read(start, end))
+            paper = self._recent.put(i, self._decoded(i))
         return paper
 
     def __iter__(self) -> Iterator[Paper]:
-        offsets = self.offsets.tolist()
         for i in range(len(self.ids)):
-            yield _paper(self._read(offsets[i], offsets[i + 1]))
+            yield self._decoded(i)
+
+    def _decoded(self, i: int) -> Paper:
+        """Paper i read from records.bin; DamagedFile unless it decodes to a paper with the id
+        the ids column gives row i (bytes overwritten, records or offsets moved)."""
+        start, end = int(self.offsets[i]), int(self.offsets[i + 1])
+        where = f"{self.folder}: records.bin: paper {i + 1}"
+        try:
+            paper = _paper(self._read(start, end))
+        except (ValueError, TypeError) as exc:  # bad UTF-8 and bad JSON are ValueErrors
+            raise DamagedFile(f"{where} does not decode ({type(exc).__name__})") from exc
+        if paper.id != self.ids[i]:
+            raise DamagedFile(f"{where} is not {self.ids[i]!r}")
+        return paper
 
     def _read(self, start: int, end: int) -> bytes:
         if hasattr(os, "pread"):

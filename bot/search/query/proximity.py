@@ -25,14 +25,26 @@ from weakref import WeakKeyDictionary
 
 import numpy as np
 
+from bot.search.caches import LRU
 from bot.search.index.postings import BM25Index
 from bot.search.ranking import kernel
 
 RESCORE_DEPTH = 100  # matches rescored; the rest keep their BM25 order below them
 _SHIFT = 32  # an occurrence's key: doc << 32 | offset (offsets are uint16 or uint32)
 CHECKPOINT = 64  # postings between two remembered run starts of a term (`_run_starts`)
-# Per index, per term: where every CHECKPOINT-th posting's run of offsets starts.
-_RUN_STARTS: WeakKeyDictionary[BM25Index, dict[int, np.ndarray]] = WeakKeyDictionary()
+# Per index, per term: where every CHECKPOINT-th posting's run of offsets starts. The terms
+# are those of the queries asked: up to 1/8 byte per posting of the whole index (16 MB at a
+# million papers) if never dropped, so bounded by bytes (an array, plus its ~100 bytes).
+RUN_STARTS_BYTES = 2 << 20
+_RUN_STARTS: WeakKeyDictionary[BM25Index, LRU[int, np.ndarray]] = WeakKeyDictionary()
+
+
+def run_starts_cache(index: BM25Index) -> LRU[int, np.ndarray]:
+    """The run starts remembered for `index`'s terms."""
+    found = _RUN_STARTS.get(index)
+    if found is None:
+        found = _RUN_STARTS.setdefault(index, LRU(RUN_STARTS_BYTES, lambda a: a.nbytes + 112))
+    return found
 
 
 def pair_bonus(
@@ -163,13 +175,11 @@ def occurrences(index: BM25Index, tid: int, docs: np.ndarray) -> tuple[np.ndarra
 
 def _run_starts(index: BM25Index, tid: int, a: int, b: int) -> np.ndarray:
     """Where the runs of term `tid`'s postings 0, CHECKPOINT, 2 x CHECKPOINT ... start in its
-    positions: one pass over its tfs, once per term and process (1/8 byte per posting)."""
-    per_term = _RUN_STARTS.get(index)
-    if per_term is None:
-        per_term = _RUN_STARTS.setdefault(index, {})
+    positions: one pass over its tfs, remembered per term while `RUN_STARTS_BYTES` allow."""
+    per_term = run_starts_cache(index)
     found = per_term.get(tid)
     if found is None:
         ends = np.cumsum(np.asarray(index.tfs[a:b]), dtype=np.int64)
         found = np.concatenate([np.zeros(1, np.int64), ends[: b - a - 1]])[::CHECKPOINT].copy()
-        per_term[tid] = found
+        per_term.put(tid, found)
     return found

@@ -79,7 +79,7 @@ class InnerWords:
         starts, inner, ptr, docs = (
             np.load(folder / name, mmap_mode="r", allow_pickle=False) for name in FILES[1:]
         )
-        vocab = StringColumn(map_file(folder / FILES[0]), starts)
+        vocab = StringColumn(map_file(folder / FILES[0]), starts, str(folder / FILES[0]))
         if ptr.shape[0] != len(vocab) + 1 or int(ptr[-1]) != docs.shape[0]:
             raise ValueError("inner-word index does not fit together")
         return cls(vocab, inner, ptr, docs)

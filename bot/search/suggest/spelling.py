@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bot.search.analysis.analyzer import Analyzer, fold
+from bot.search.caches import LRU
 from bot.search.index.postings import BM25Index
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -38,6 +39,9 @@ MAX_SUFFIX = 8
 LEXICON_TERMS = 100_000  # the most frequent terms: bounded memory and time at any corpus size
 CHECKED = 12  # distance-2 candidates checked as written, in `Lexicon.near` order
 FORMS_FROM = 50  # papers read for a stem's written forms
+# Corrections remembered, keyed by what users type: the same words come back when a page of
+# results is turned or re-run; a misspelling of every query for weeks must not stay.
+SPELL_CACHE = 1024
 _WORD = re.compile(r"[a-z]+")
 _I, _Y = ord("i"), ord("y")
 
@@ -208,7 +212,7 @@ class Speller:
         self.analyzer = analyzer
         self.index = index
         self.texts = texts  # a document's indexed text, to show a stem as a written word
-        self._cache: dict[str, str | None] = {}
+        self._cache: LRU[str, str] = LRU(SPELL_CACHE)  # "" for no correction
         self._lexicon: Lexicon | None = None
 
     def known(self, word: str) -> bool:
@@ -220,14 +224,13 @@ class Speller:
         """The closest frequent indexed word for an unknown `word`; None if it is known,
         not a plain word, or nothing is within two edits."""
         word = fold(word)
-        if word in self._cache:
-            return self._cache[word]
+        cached = self._cache.get(word)
+        if cached is not None:
+            return cached or None
         found: str | None = None
         if _WORD.fullmatch(word) and MIN_CHARS <= len(word) <= MAX_CHARS and not self.known(word):
             found = self._within_one(word) or self._within_two(word)
-        if len(self._cache) > 10_000:
-            self._cache.clear()
-        self._cache[word] = found
+        self._cache.put(word, found or "")
         return found
 
     @property

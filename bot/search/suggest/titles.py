@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from bot.search.analysis.analyzer import fold
-from bot.search.files.columns import Buffer, line_starts, map_file
+from bot.search.files.columns import Buffer, DamagedFile, line_starts, map_file
 from bot.search.suggest.innerwords import FILES as INNER_FILES
 from bot.search.suggest.innerwords import WORD, InnerWords
 from bot.search.suggest.prefixsort import DEPTH, find_range, line_of, matching, sort_positions
@@ -118,7 +118,11 @@ class TitleIndex:
         return int(np.searchsorted(self.starts, pos, side="right")) - 1
 
     def title(self, doc: int) -> str:
-        return self.data[int(self.starts[doc]) : int(self.starts[doc + 1]) - 1].decode("utf-8")
+        raw = self.data[int(self.starts[doc]) : int(self.starts[doc + 1]) - 1]
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise DamagedFile(f"{FILES[0]}: title {doc + 1} is not UTF-8") from exc
 
     def _first(self, array: np.ndarray, want: bytes, need: int, seen: set[int]) -> list[int]:
         """The first `need` titles (corpus order, not in `seen`) with a match in `array`."""
