@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 
+from tests.procs import alive
+
 REQUIRE_ENV = "PAPERBOT_REQUIRE_POSTGRES"
 _counter = itertools.count(1)
 # Memory-backed when the machine has one: every test's CREATE DATABASE writes some 7 MB, and
@@ -78,12 +80,14 @@ class PgServer:
         once nearly a minute, billed to the teardown of whichever test ran last on the worker.
         SIGQUIT is PostgreSQL's immediate shutdown: backends exit at once, no checkpoint."""
         pidfile = self.server.pgdata / "postmaster.pid"
+        pid = self.server.get_pid()
         with contextlib.suppress(ProcessLookupError, TypeError):  # gone, or no pid at all
-            os.kill(self.server.get_pid(), signal.SIGQUIT)
+            os.kill(pid, signal.SIGQUIT)
+        # A killed postmaster (tests/app/exts/daily/test_database_restart.py) leaves its pid file.
         deadline = time.monotonic() + 30
-        while pidfile.exists() and time.monotonic() < deadline:
+        while pidfile.exists() and alive(pid) and time.monotonic() < deadline:
             time.sleep(0.02)
-        if not pidfile.exists():
+        if not (pidfile.exists() and alive(pid)):
             # Stopped: release this process's handle only. (The postmaster may linger as a
             # zombie that pgserver would take for a live server and wait on to terminate.)
             self.server.cleanup_mode = None
