@@ -34,13 +34,13 @@ sys.dont_write_bytecode = False
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """`-n auto`: one worker more than pytest-xdist's count of cores. About half of a worker's
-    time is waiting (on a `python -m bot` child, PostgreSQL, the loopback Discord, a timed
-    step), and the extra worker fills it: on two cores, 3 workers ran the suite some 7% faster
-    than 2. PYTEST_XDIST_AUTO_NUM_WORKERS still sets the number exactly."""
+    """`-n auto`: two workers more than pytest-xdist's count of cores. About half of a
+    worker's time is waiting (on a `python -m bot` child, PostgreSQL, the loopback Discord, a
+    timed step), and the extra workers fill it: on two cores the full suite took 127 s with 3
+    workers and 118 s with 4. PYTEST_XDIST_AUTO_NUM_WORKERS still sets the number exactly."""
     from xdist.plugin import pytest_xdist_auto_num_workers as xdist_count
 
-    extra = 0 if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") else 1
+    extra = 0 if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") else 2
     return xdist_count(config) + extra
 
 
