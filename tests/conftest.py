@@ -18,7 +18,7 @@ from tests.pg import PgServer
 # Registered once for every test: no test token in any log record; the loopback Discord
 # (`fake_discord`, `connect_bot`); the paper-of-the-day bot on a stepped clock (`daily_env`).
 pytest_plugins = ["tests.token_guard", "tests.fakediscord.fixtures", "tests.app.exts.daily.support"]
-# No per-example deadline: a time limit is a timed assert, and on a loaded CI machine (three
+# No per-example deadline: a time limit is a timed assert, and on a loaded CI machine (four
 # xdist workers on two cores) it fails examples that are only slow, not wrong.
 settings.register_profile("paperbot", deadline=None)
 settings.load_profile("paperbot")
