@@ -9,6 +9,7 @@ last synced payload is kept in storage, so restarts do not spend the tight sync 
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import importlib
 import json
@@ -84,14 +85,16 @@ def cog_modules() -> list[str]:
     )
 
 
-def dynamic_items() -> list[type[discord.ui.DynamicItem[Any]]]:
+@functools.cache
+def dynamic_items() -> tuple[type[discord.ui.DynamicItem[Any]], ...]:
     """Every persistent component: the result views' and each feature package's `ITEMS`.
+    Found once per process (the errors cog asks on every click it may have to answer).
     Registered whichever extensions load, so a button under an old message always answers
     (a feature that failed to load answers with its error, not with silence)."""
     found: list[type[discord.ui.DynamicItem[Any]]] = list(results_views.ITEMS)
     for name in cog_modules():
         found.extend(getattr(importlib.import_module(name), "ITEMS", ()))
-    return found
+    return tuple(found)
 
 
 class PaperTree(app_commands.CommandTree["PaperBot"]):
