@@ -19,12 +19,17 @@ class Hit:
     score: float
     snippet: str
     rank: int
+    # The paper's authors that the query's `author:` filter matched, in the paper's own spelling:
+    # the hit line shows them instead of "three names et al." (issue 27).
+    matched_authors: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         data = self.paper.to_json()
         data["score"] = self.score
         data["snippet"] = self.snippet
         data["rank"] = self.rank
+        if self.matched_authors:
+            data["matched_authors"] = list(self.matched_authors)
         return data
 
 
@@ -60,6 +65,11 @@ class SearchResult:
     # The query with out-of-vocabulary words corrected (`difusion` -> `diffusion`), if any.
     suggestion: str | None = None
     total_exact: bool = True
+    # Plain-text lines a page shows above its hits, in order: e.g. that no paper has a quoted
+    # phrase and these are the best matches for its words, or that every match is weak.
+    notices: tuple[str, ...] = ()
+    # The order of the hits: "relevance" (default), "new" or "old" (`sort:` in the query).
+    sort: str = "relevance"
 
     @property
     def pages(self) -> int:
