@@ -167,7 +167,7 @@ async def send(
     *,
     embed: discord.Embed | None = None,
     embeds: Sequence[discord.Embed] | None = None,
-    view: discord.ui.View | None = None,
+    view: discord.ui.View | discord.ui.LayoutView | None = None,
     ephemeral: bool = True,
     edit: bool = False,
     content: str | None = None,

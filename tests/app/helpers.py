@@ -17,7 +17,8 @@ from bot.config import DiscordSettings, Secrets, Settings
 from bot.papers.links import clean_url
 from bot.search.engine import SearchEngine
 from bot.storage.store import Storage
-from tests.fakediscord import FakeDiscord, InteractionHandle, iter_components
+from tests.fakediscord import FakeDiscord, InteractionHandle, iter_components, rules_components
+from tests.fakediscord.rules_messages import COMPONENTS_V2
 
 TOKEN = "fake-token.Sup3rSecretValue.DoNotLog"
 
@@ -62,9 +63,12 @@ def assert_within_limits(body: dict[str, Any]) -> None:
             assert 0 < len(field["name"]) <= limits.FIELD_NAME
             assert 0 < len(field["value"]) <= limits.FIELD_VALUE
     rows = data.get("components") or []
-    assert len(rows) <= 5
-    for row in rows:
-        assert len(row.get("components") or []) <= 5
+    if int(data.get("flags") or 0) & COMPONENTS_V2:
+        assert not rules_components.message_refusals(data, [], create=True)
+    else:
+        assert len(rows) <= 5
+        for row in rows:
+            assert len(row.get("components") or []) <= 5
     for component in iter_components(rows):
         if "custom_id" in component:
             assert len(component["custom_id"]) <= limits.CUSTOM_ID, component["custom_id"]

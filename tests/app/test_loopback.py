@@ -21,7 +21,7 @@ from bot.papers.records import Paper
 from bot.search.engine import SearchEngine
 from bot.storage.store import Storage
 from tests.app.helpers import TOKEN, answered, assert_within_limits, make_bot, make_settings
-from tests.fakediscord import EPHEMERAL, BotConnection, FakeDiscord
+from tests.fakediscord import EPHEMERAL, BotConnection, FakeDiscord, iter_components
 
 Connect = Callable[..., Awaitable[BotConnection]]
 FOOTER = re.compile(r"^page (\d+)/(\d+) · (\d+) match(?:es)? for “(.+)”")
@@ -43,9 +43,28 @@ async def env(
     return fake_discord, bot
 
 
+def texts(data: dict[str, Any]) -> list[str]:
+    """A v2 page's text displays, in order: its heading, then one per hit."""
+    return [c["content"] for c in iter_components(data.get("components") or []) if c["type"] == 10]
+
+
+def heading(reply: Any) -> str:
+    """A results page's title line ("🔎 query"), without the markdown header mark."""
+    return texts(reply.data)[0].split("\n")[0].removeprefix("### ")
+
+
+def hits_text(reply: Any) -> str:
+    """The hits of a results page, as the embed's description used to hold them."""
+    return "\n\n".join(texts(reply.data)[1:])
+
+
+def footer_line(data: dict[str, Any]) -> str:
+    return texts(data)[0].split("\n")[1].removeprefix("-# ")
+
+
 def footer(reply: Any) -> re.Match[str]:
-    match = FOOTER.match(reply.embed["footer"]["text"])
-    assert match, reply.embed["footer"]
+    match = FOOTER.match(footer_line(reply.data))
+    assert match, reply.data
     return match
 
 
@@ -136,28 +155,30 @@ async def test_search_page_buttons_detail_more_like_and_share(
     reply = await answered(handle, type=4, ephemeral=True)
     page, pages, total, query = footer(reply).groups()
     assert (page, pages, total, query) == ("1", "2", "10", "training")
-    description = reply.embed["description"]
+    assert reply.data["flags"] & (1 << 15)  # Components v2
+    description = hits_text(reply)
     assert description.startswith("**1. ")
     assert "**training**" in description.lower()
     assert description.count("\n\n") == 4  # five hits
     ids = reply.custom_ids
-    assert ids[0] == "pb:open"
-    assert ids[1:] == ["pb:s:0:5::training", "pb:s:2:5::training", "pb:share"]
+    assert ids[:4] == ["pb:s:0:5::training", "pb:s:2:5::training", "pb:share", "pb:open"]
+    assert len([i for i in ids[4:] if i.startswith("pb:save:")]) == 5  # Save on every hit
     buttons = reply.components[1]["components"]
     assert [b["label"] for b in buttons] == ["◀", "▶", "Share"]
     assert buttons[0]["disabled"]
     assert not buttons[1].get("disabled")
-    menu = reply.components[0]["components"][0]
+    menu = reply.components[2]["components"][0]
     assert len(menu["options"]) == 5
     assert menu["options"][0]["label"].startswith("1. ")
 
     nxt = await fake.click(reply, "pb:s:2:5::training")
     update = await answered(nxt, type=7)
     assert footer(update).group(1) == "2"
-    assert update.embed["description"].startswith("**6. ")
-    assert update.custom_ids[1:3] == ["pb:s:1:5::training", "pb:s:3:5::training"]
+    assert update.data["flags"] & (1 << 15)  # the edit keeps the v2 flag
+    assert hits_text(update).startswith("**6. ")
+    assert update.custom_ids[:2] == ["pb:s:1:5::training", "pb:s:3:5::training"]
 
-    chosen_id = update.components[0]["components"][0]["options"][0]["value"]
+    chosen_id = update.components[2]["components"][0]["options"][0]["value"]
     opened = await fake.select(reply, "pb:open", [chosen_id])
     detail = await answered(opened, type=4, ephemeral=True)
     embed = detail.embed
@@ -167,16 +188,17 @@ async def test_search_page_buttons_detail_more_like_and_share(
 
     more = await fake.click(detail, f"pb:more:{chosen_id}")
     similar = await answered(more, type=4, ephemeral=True)
-    assert similar.embed["title"].startswith("More like: ")
-    assert similar.custom_ids[1].startswith("pb:l:0:5:")
-    assert similar.custom_ids[1].endswith(chosen_id)
-    assert chosen_id not in similar.embed["description"]
+    assert heading(similar).startswith("More like: ")
+    assert similar.custom_ids[0].startswith("pb:l:0:5:")
+    assert similar.custom_ids[0].endswith(chosen_id)
+    assert f"pb:save:{chosen_id}" not in similar.custom_ids
 
     shared = await fake.click(reply, "pb:share")
     public = await answered(shared, type=4, ephemeral=False)
-    assert public.content == f"Shared by <@{fake.alice.id}>"
+    assert texts(public.data)[0] == f"Shared by <@{fake.alice.id}>"
     assert public.data["allowed_mentions"]["parse"] == []
-    assert public.embeds[0]["footer"] == update.embed["footer"]  # the message as it is now
+    assert texts(public.data)[1:] == texts(update.data)  # the message as it is now
+    assert [i for i in public.custom_ids if not i.startswith("pb:save:")] == []  # no paging
     assert [m["id"] for m in fake.channel_messages()] == [public.message["id"]]
 
 
@@ -208,14 +230,14 @@ async def test_long_query_pages_from_the_message_after_restart(
     )
     assert len(query) > 100
     reply = await answered(await fake_discord.slash("search", {"query": query, "limit": 2}), type=4)
-    assert reply.embed["title"] == f"🔎 {query}"
+    assert heading(reply) == f"🔎 {query}"
     assert "pb:s:2:2::^" in reply.custom_ids
     await first.close()
     await connect_bot(make_bot(settings, icml_engine, storage), TOKEN)
     update = await answered(await fake_discord.click(reply, "pb:s:2:2::^"), type=7)
     assert footer(update).groups()[0] == "2"
     assert footer(update).group(4) == query
-    assert update.embed["description"].startswith("**3. ")
+    assert hits_text(update).startswith("**3. ")
 
 
 async def test_search_with_venue_limit_and_colon_query(env: tuple[FakeDiscord, PaperBot]) -> None:
@@ -225,12 +247,12 @@ async def test_search_with_venue_limit_and_colon_query(env: tuple[FakeDiscord, P
     )
     reply = await answered(handle, type=4)
     assert footer(reply).group(2) != "1"
-    assert reply.embed["footer"]["text"].endswith("in ICML 2026")
+    assert footer_line(reply.data).endswith("in ICML 2026")
     cid = "pb:s:2:2:ICML 2026:venue:icml learning"
     assert cid in reply.custom_ids
     update = await answered(await fake.click(reply, cid), type=7)
     assert footer(update).group(1) == "2"
-    assert update.embed["description"].startswith("**3. ")
+    assert hits_text(update).startswith("**3. ")
 
 
 async def test_venue_autocomplete(env: tuple[FakeDiscord, PaperBot]) -> None:
@@ -289,8 +311,8 @@ async def test_similar_random_and_help(
     fake, _bot = env
     target = icml_engine.papers[3]
     similar = await answered(await fake.slash("similar", {"paper": target.id}), type=4)
-    assert similar.embed["title"].startswith("More like: ")
-    assert "more like: " in similar.embed["footer"]["text"]
+    assert heading(similar).startswith("More like: ")
+    assert "more like: " in footer_line(similar.data)
 
     rand = await answered(await fake.slash("random"), type=4, ephemeral=True)
     assert rand.embed["footer"]["text"].startswith("id: icml2026/")
@@ -344,7 +366,7 @@ async def test_search_cooldown_says_when_to_retry(
     )
     assert re.search(r"try again in (2\d|30) s", third.embed["description"])
     other = await fake_discord.slash("search", {"query": "transport"}, user=fake_discord.admin)
-    assert "🔎" in (await answered(other, type=4)).embed["title"]  # per user
+    assert "🔎" in heading(await answered(other, type=4))  # per user
 
 
 async def test_unexpected_failure_is_logged_and_answered(
@@ -401,7 +423,7 @@ async def test_slow_work_is_deferred(
     assert first.data["flags"] == EPHEMERAL
     edit = await handle.edit(timeout=2.0)
     assert_within_limits(edit.body)
-    assert edit.body["embeds"][0]["title"] == "🔎 training"
+    assert texts(edit.body)[0].startswith("### 🔎 training")
     assert "pb:open" in str(edit.body["components"])
     # A page click that is slow is deferred as an update, then the message is edited.
     click = await fake.click(
@@ -413,13 +435,11 @@ async def test_slow_work_is_deferred(
 
 
 def _custom_ids(body: dict[str, Any]) -> list[str]:
-    return [
-        c["custom_id"] for row in body["components"] for c in row["components"] if "custom_id" in c
-    ]
+    return [c["custom_id"] for c in iter_components(body["components"]) if "custom_id" in c]
 
 
 def footer_text(body: dict[str, Any]) -> str:
-    return body["embeds"][0]["footer"]["text"]
+    return footer_line(body)
 
 
 async def test_public_replies_when_configured(
@@ -486,7 +506,7 @@ async def test_author_option_autocompletes_and_lists_papers(
     handle = await fake_discord.slash("search", {"author": "Michael Jordan"})
     reply = await answered(handle, type=4, ephemeral=True)
     assert footer(reply).groups()[2:] == ("2", 'author:"Michael Jordan"')
-    assert reply.embed["description"].startswith("**1. Paper 1 on kernels")
+    assert hits_text(reply).startswith("**1. Paper 1 on kernels")
 
 
 async def test_misspelt_query_offers_the_corrected_search(
@@ -494,8 +514,8 @@ async def test_misspelt_query_offers_the_corrected_search(
 ) -> None:
     fake, _bot = env
     reply = await answered(await fake.slash("search", {"query": "difusion"}), type=4)
-    assert reply.embed["description"] == "No match for difusion; did you mean **diffusion**?"
+    assert texts(reply.data)[0].endswith("No match for difusion; did you mean **diffusion**?")
     assert "pb:s:1:5::diffusion" in reply.custom_ids
     update = await answered(await fake.click(reply, "pb:s:1:5::diffusion"), type=7)
     assert footer(update).group(4) == "diffusion"
-    assert update.embed["description"].startswith("**1. ")
+    assert hits_text(update).startswith("**1. ")

@@ -22,7 +22,7 @@ from tests.search.ranking.test_pages import _two_word_corpus, force_pruning
 def _arrows(result: SearchResult, page: int) -> list[bool]:
     """Whether ◀ and ▶ are disabled under a results message of `page`."""
     view = results_view(result, PageState("s", "graphs", page, 5), share=False)
-    items = [getattr(child, "item", child) for child in view.children]
+    items = [getattr(child, "item", child) for child in view.walk_children()]
     return [item.disabled for item in items if getattr(item, "label", None) in ("◀", "▶")]
 
 

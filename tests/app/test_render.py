@@ -67,7 +67,9 @@ def test_results_embed_within_limits_with_ten_huge_hits() -> None:
     result = SearchResult("optimal transport " * 20, hits, total=10_000, offset=0, limit=LIMIT_MAX)
     embed = results_embed(result, venue="ICML 2026")
     state = PageState("s", ("q" * QUERY_MAX), 1, LIMIT_MAX, "v" * VENUE_MAX)
-    assert_within_limits(message(embed, results_view(result, state, share=True)))
+    assert_within_limits(message(embed))
+    view = results_view(result, state, share=True, venue="ICML 2026")
+    assert_within_limits({"components": view.to_components(), "flags": 1 << 15})
     assert embed.description
     assert embed.description.count("**") % 2 == 0
     assert embed.footer.text
@@ -131,8 +133,9 @@ def test_long_ids_travel_as_keys_in_components() -> None:
     ids = [c.custom_id for c in view.children if hasattr(c, "custom_id")]
     assert ids == [f"pb:more:{key}", f"pb:save:{key}"]
     result = SearchResult("q", [Hit(paper, 1.0, "", 1)], total=1)
-    menu = results_view(result, PageState("s", "q"), share=False).children[0]
-    assert isinstance(menu, discord.ui.DynamicItem)
+    view = results_view(result, PageState("s", "q"), share=False)
+    [menu] = [c for c in view.walk_children() if isinstance(c, discord.ui.DynamicItem)][:1]
+    assert menu.item.custom_id == "pb:open"  # type: ignore[attr-defined]
     assert [o.value for o in menu.item.options] == [key]  # type: ignore[attr-defined]
 
 

@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from . import rules_components
 from .models import JSON, FakeChannel, FakeUser, iso_now, snowflake
 from .recorder import Recorder
 
@@ -177,6 +178,11 @@ class MessageStore:
     def edit(self, message_id: str, body: JSON, uploads: Sequence[Upload] = ()) -> JSON:
         """Apply an edit body in place (only the keys present) and return the message."""
         message = self.by_id[message_id]
+        refused = rules_components.edit_refusals(message, body)
+        if refused:  # what Discord refuses given the message as it is (the v2 flag)
+            from .rest import invalid_form_body  # rest imports this module
+
+            raise invalid_form_body(refused)
         if "content" in body:
             message["content"] = body["content"] or ""
         if "embeds" in body:

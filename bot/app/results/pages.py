@@ -19,14 +19,16 @@ that one constant (`QUERY_MAX` keeps the title whole within 256).
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 import discord
 
 from bot.app import limits, refs, render
-from bot.app.markdown import escape
-from bot.app.results.embeds import SEARCH_TITLE_PREFIX
+from bot.app.markdown import ZERO_WIDTH, escape
+from bot.app.results.embeds import HEADING_MARK, SEARCH_TITLE_PREFIX
 from bot.search.recent import newest
 from bot.search.results import Filters, SearchResult
 
@@ -128,10 +130,39 @@ class PageState:
 
 
 def query_from_message(message: discord.Message | None) -> str | None:
-    """The query of a results message, from its embed title "🔎 {query}"."""
-    if message is None or not message.embeds:
+    """The query of a results message: from its heading "### 🔎 {query}" (a v2 page, the
+    query escaped) or, on a page an older version sent, its embed title "🔎 {query}"."""
+    if message is None:
         return None
-    title = message.embeds[0].title or ""
+    if message.embeds:
+        title = message.embeds[0].title or ""
+    else:
+        line = (first_text(message.components) or "").split("\n", 1)[0]
+        if not line.startswith(HEADING_MARK):
+            return None
+        title = unescape(line.removeprefix(HEADING_MARK))
     return (
         title.removeprefix(SEARCH_TITLE_PREFIX) if title.startswith(SEARCH_TITLE_PREFIX) else None
     )
+
+
+def first_text(components: Sequence[discord.Component]) -> str | None:
+    """The first text display of a v2 message, depth first."""
+    for component in components:
+        if isinstance(component, discord.components.TextDisplay):
+            return component.content
+        children = getattr(component, "children", None)
+        if children:
+            found = first_text(children)
+            if found is not None:
+                return found
+    return None
+
+
+_ESCAPED = re.compile(r"\\(.)", re.S)
+
+
+def unescape(text: str) -> str:
+    """Text as `markdown.escape` was given it: its backslashes and @everyone's zero-width
+    space taken out (a query is one line, so no line-start escapes remain ambiguous)."""
+    return _ESCAPED.sub(r"\1", text).replace("@" + ZERO_WIDTH, "@")

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.app import limits, refs, render, respond
-from bot.app.items import BotButton, BotItem, Match, PaperButton
+from bot.app.items import BotButton, BotItem, Button, Match, PaperButton
 from bot.app.results import saving
-from bot.app.results.embeds import page_of, results_embed
+from bot.app.results.embeds import PageText, page_of, page_texts
 from bot.app.results.pages import (
     QUERY_IN_MESSAGE,
     PageKind,
@@ -47,29 +47,65 @@ def ephemeral_default(interaction: discord.Interaction[PaperBot]) -> bool:
     return interaction.client.settings.discord.ephemeral
 
 
-def results_view(result: SearchResult, state: PageState, *, share: bool) -> discord.ui.View:
-    """Menu of the hits on row 0; ◀ ▶ and Share on row 1."""
-    view = discord.ui.View(timeout=None)
+def results_layout(
+    result: SearchResult, state: PageState, texts: PageText, *, share: bool
+) -> discord.ui.LayoutView:
+    """The page as Discord's Components v2, phone first: the heading, then the controls (◀ ▶,
+    Share, the menu opening a hit), then the hits, each a section with its own Save button
+    (no container: its padding narrows every line on a phone). The first screen at 420 px
+    shows the controls and the first hits whatever the page size (docs/layout.md); saving a
+    hit is one tap. 10 hits use 38 of Discord's 40 components."""
+    view = discord.ui.LayoutView(timeout=None)
+    view.add_item(discord.ui.TextDisplay(texts.heading))
+    controls = page_controls(result, state, share=share)
+    if controls:
+        view.add_item(discord.ui.ActionRow(*controls))
     if result.hits:
-        view.add_item(OpenMenu(result))
+        view.add_item(discord.ui.ActionRow(OpenMenu(result)))
+        for hit, text in zip(result.hits, texts.hits, strict=True):
+            save = saving.save_button(hit.paper.id)
+            shown = discord.ui.TextDisplay[discord.ui.LayoutView](text)
+            view.add_item(shown if save is None else discord.ui.Section(shown, accessory=save))
+    return view
+
+
+def results_view(
+    result: SearchResult,
+    state: PageState,
+    *,
+    share: bool,
+    heading: str | None = None,
+    venue: str | None = None,
+    empty: str | None = None,
+) -> discord.ui.LayoutView:
+    """`results_layout` with its texts rendered here (tests, and callers already off the loop)."""
+    texts = page_texts(result, heading=heading, venue=venue, empty=empty)
+    return results_layout(result, state, texts, share=share)
+
+
+def page_controls(
+    result: SearchResult, state: PageState, *, share: bool
+) -> list[discord.ui.Item[Any]]:
+    """◀ ▶ when there is more than one page (disabled at the ends), "Search “fix”" for a
+    misspelt query, and Share when the page shows at least two papers: no dead buttons."""
+    items: list[discord.ui.Item[Any]] = []
     page, pages = page_of(result)
     for target, label in ((page - 1, "◀"), (page + 1, "▶")):
-        cid = state.custom_id(max(0, target))
-        if cid is None:
+        if pages <= 1 or state.custom_id(max(0, target)) is None:
             continue
         button = PageButton(replace(state, page=max(0, target)), label=label)
         button.item.disabled = not 1 <= target <= pages
-        view.add_item(button)
+        items.append(button)
     if result.suggestion and state.kind == "s":
         # Did you mean: one click runs the corrected query in place (a page-1 PageButton).
         fixed = replace(state, ref=result.suggestion, page=1)
         cid = fixed.custom_id(1)
         if cid is not None and not cid.endswith(":" + QUERY_IN_MESSAGE):
             label = limits.truncate(f"Search “{result.suggestion}”", limits.BUTTON_LABEL)
-            view.add_item(PageButton(fixed, label=label))
-    if share:
-        view.add_item(ShareButton())
-    return view
+            items.append(PageButton(fixed, label=label))
+    if share and len(result.hits) >= 2:
+        items.append(ShareButton())
+    return items
 
 
 def paper_view(paper_id: str, links: list[tuple[str, str]], *, share: bool) -> discord.ui.View:
@@ -95,21 +131,23 @@ async def show_page(
     a new message or in place."""
     engine = engine_of(interaction)
 
-    def work() -> tuple[PageState, SearchResult, discord.Embed]:
+    def work() -> tuple[PageState, SearchResult, PageText]:
         done = state.resolved(engine)
         result = done.run(engine)
         venue = done.venue or None
-        embed = results_embed(
+        texts = page_texts(
             result, heading=done.heading(engine), venue=venue, empty=done.empty_text()
         )
-        return replace(done, page=page_of(result)[0]), result, embed
+        return replace(done, page=page_of(result)[0]), result, texts
 
-    shown, result, embed = await respond.compute(interaction, work, ephemeral=ephemeral, edit=edit)
+    shown, result, texts = await respond.compute(interaction, work, ephemeral=ephemeral, edit=edit)
     share = ephemeral and not (
         edit and interaction.message is not None and not interaction.message.flags.ephemeral
     )
-    view = results_view(result, shown, share=share)
-    await respond.send(interaction, embed=embed, view=view, ephemeral=ephemeral, edit=edit)
+    view = results_layout(result, shown, texts, share=share)
+    # A v2 message has no content or embeds: both are sent empty, which also turns a page an
+    # older version sent as an embed into this one when its ◀ ▶ are clicked.
+    await respond.send(interaction, view=view, ephemeral=ephemeral, edit=edit)
 
 
 async def show_paper(
@@ -145,7 +183,7 @@ class PageButton(
         cid = state.custom_id(state.page)
         if cid is None:
             raise ValueError("page state does not fit a custom_id")
-        super().__init__(cid, label=label, row=1)
+        super().__init__(cid, label=label)
         self.state = state
 
     @classmethod
@@ -197,7 +235,6 @@ class OpenMenu(BotItem[discord.ui.Select[discord.ui.View]], template=r"pb:open")
         select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
             custom_id=limits.custom_id("pb", "open"),
             placeholder="Open a paper…",
-            row=0,
             options=options or [discord.SelectOption(label="(no papers)", value="-")],
         )
         super().__init__(select)
@@ -244,6 +281,13 @@ class ShareButton(BotButton, template=r"pb:share"):
 
     async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:
         message = interaction.message
+        if message is not None and message.flags.components_v2:
+            await interaction.response.send_message(
+                view=shared_copy(message, f"Shared by {interaction.user.mention}"),
+                allowed_mentions=discord.AllowedMentions.none(),
+                ephemeral=False,
+            )
+            return
         embeds = message.embeds if message else []
         if not embeds:
             raise discord.ClientException("nothing to share on this message")
@@ -258,6 +302,45 @@ class ShareButton(BotButton, template=r"pb:share"):
             allowed_mentions=discord.AllowedMentions.none(),
             ephemeral=False,
         )
+
+
+def shared_copy(message: discord.Message, credit: str) -> discord.ui.LayoutView:
+    """A v2 page as the channel sees it when shared: `credit` first, then its texts and hits
+    with their Save buttons (anyone may save), without the asker's ◀ ▶, menu and Share (the
+    page keeps its state; the public copy stays as it was shared)."""
+    view = discord.ui.LayoutView(timeout=None)
+    view.add_item(discord.ui.TextDisplay(credit))
+    for component in message.components:
+        copied = _copied(component)
+        if copied is not None:
+            view.add_item(copied)
+    return view
+
+
+def _copied(component: discord.Component) -> discord.ui.Item[Any] | None:
+    """A text, a section with a button, or a container of them, rebuilt as an item (the same
+    custom_ids: a copied Save still saves); action rows are left out."""
+    if isinstance(component, discord.components.TextDisplay):
+        return discord.ui.TextDisplay(component.content)
+    if isinstance(component, discord.components.SectionComponent):
+        accessory = component.accessory
+        texts = [c.content for c in component.children]
+        if not isinstance(accessory, discord.components.Button) or not texts:
+            return None
+        button: Button = discord.ui.Button(
+            label=accessory.label,
+            custom_id=accessory.custom_id,
+            url=accessory.url,
+            style=accessory.style,
+            emoji=accessory.emoji,
+        )
+        return discord.ui.Section(*texts, accessory=button)
+    if isinstance(component, discord.components.Container):
+        items = [item for item in map(_copied, component.children) if item is not None]
+        if not items:
+            return None
+        return discord.ui.Container(*items, accent_colour=component.accent_colour)
+    return None
 
 
 ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
