@@ -86,6 +86,26 @@ def assert_within_limits(body: dict[str, Any]) -> None:
         assert len(str(choice["value"])) <= limits.CHOICE_VALUE
 
 
+def page_texts(data: dict[str, Any]) -> list[str]:
+    """A v2 message's text displays, in order (a results page: its heading, then each hit)."""
+    return [c["content"] for c in iter_components(data.get("components") or []) if c["type"] == 10]
+
+
+def page_heading(data: dict[str, Any]) -> str:
+    """A results page's title line ("🔎 query"), without the markdown header mark."""
+    return page_texts(data)[0].split("\n")[0].removeprefix("### ")
+
+
+def page_footer(data: dict[str, Any]) -> str:
+    """A results page's small print: "page 1/2 · 10 matches for “query”"."""
+    return page_texts(data)[0].split("\n")[1].removeprefix("-# ")
+
+
+def page_hits(data: dict[str, Any]) -> str:
+    """The hits of a results page, one block each, as an embed's description held them."""
+    return "\n\n".join(page_texts(data)[1:])
+
+
 async def answered(handle: InteractionHandle, **expect: Any) -> Any:
     """The callback, checked against Discord's limits, plus all later replies checked too."""
     reply = await handle.assert_answered(**expect)

@@ -26,7 +26,14 @@ from bot.papers.corpus import load_corpus
 from bot.papers.formats import MAX_ABSTRACT
 from bot.search.engine import SearchEngine
 from tests.app.exts.daily.support import DUE, START, DailyEnv, SteppedClock
-from tests.app.helpers import assert_urls_well_formed, assert_within_limits, markup_in
+from tests.app.helpers import (
+    assert_urls_well_formed,
+    assert_within_limits,
+    markup_in,
+    page_footer,
+    page_heading,
+    page_texts,
+)
 from tests.fakediscord import FakeDiscord, InteractionHandle, Reply, iter_components
 
 PAPERS = 8
@@ -88,6 +95,16 @@ def check(body: dict[str, Any], *, paper_text: bool = True) -> None:
             if text.startswith("🔎 "):
                 continue  # the user's own query, shown back as typed
             assert markup_in(OWN_LINKS.sub("", text)) == [], text[:300]
+    if not paper_text:
+        return
+    for text in page_texts(data):  # a v2 page: its own marks (### heading, -# small print) aside
+        own = OWN_MARKS.sub("", text)
+        if own.startswith("🔎 "):
+            own = own.split("\n", 1)[-1]  # the user's own query, shown back as typed
+        assert markup_in(OWN_LINKS.sub("", own)) == [], text[:300]
+
+
+OWN_MARKS = re.compile(r"(?m)^(?:### |-# )")
 
 
 async def final(handle: InteractionHandle, *, paper_text: bool = True) -> Reply:
@@ -112,7 +129,7 @@ async def test_extreme_corpus_gets_no_refusal_and_no_late_answer(
 
     # /search: hits, the open menu (its values are keys of the long ids), ◀ ▶.
     result = await final(await fake.slash("search", {"query": "optimal transport", "limit": 3}))
-    menu = result.components[0]["components"][0]
+    menu = next(c for c in iter_components(result.components) if c.get("type") == 3)
     values = [o["value"] for o in menu["options"]]
     assert any(refs.is_key(v) for v in values)
     page_two = next(c for c in result.custom_ids if c.startswith("pb:s:2:"))
@@ -126,7 +143,7 @@ async def test_extreme_corpus_gets_no_refusal_and_no_late_answer(
     link_buttons = [c for c in iter_components(detail.components) if c.get("style") == 5]
     assert [b["label"] for b in link_buttons] == ["Code", "Project page", "Code"]
     more = await final(await fake.click(detail, f"pb:more:{key}"))
-    assert more.embed["title"].startswith("More like: ")
+    assert page_heading(more.data).startswith("More like: ")
     similar_next = next(c for c in more.custom_ids if c.startswith("pb:l:2:"))
     assert similar_next.endswith(key)
     await final(await fake.click(more, similar_next))
@@ -137,11 +154,11 @@ async def test_extreme_corpus_gets_no_refusal_and_no_late_answer(
     by_venue = await final(
         await fake.slash("search", {"query": "transport", "venue": LONG_VENUE, "limit": 1})
     )
-    assert by_venue.embed["footer"]["text"].endswith(f"in {LONG_VENUE}")
+    assert page_footer(by_venue.data).endswith(f"in {LONG_VENUE}")
     venue_next = next(c for c in by_venue.custom_ids if c.startswith("pb:s:2:"))
     assert refs.key_of(LONG_VENUE) in venue_next
     paged = await final(await fake.click(by_venue, venue_next))
-    assert paged.embed["footer"]["text"].startswith("page 2/")
+    assert page_footer(paged.data).startswith("page 2/")
 
     # /paper and /similar through autocomplete values (keys for long ids); /random.
     choices = await final(await fake.autocomplete("paper", {"paper": "click"}))
@@ -193,7 +210,7 @@ async def test_long_id_buttons_survive_a_restart_and_a_corpus_reload(
     others = [p for p in extreme_engine.papers if p.id != paper.id]
     env.bot.engine = SearchEngine([*reversed(others), paper])  # reloaded: another position
     more = await final(await fake.click(detail, f"pb:more:{key}"))
-    assert more.embed["title"].startswith("More like: ")
+    assert page_heading(more.data).startswith("More like: ")
 
     env.bot.engine = SearchEngine(others)  # reloaded without it
     gone = await (await fake.click(detail, f"pb:more:{key}")).assert_answered(timeout=FIRST_ANSWER)

@@ -20,7 +20,7 @@ from bot.config import PROJECT_ROOT
 from bot.search.engine import SearchEngine
 from bot.storage.store import Storage
 from tests import token_guard
-from tests.app.helpers import TOKEN, answered, make_bot, make_settings
+from tests.app.helpers import TOKEN, answered, make_bot, make_settings, page_heading
 from tests.fakediscord import BotConnection, FakeDiscord
 
 Connect = Callable[..., Awaitable[BotConnection]]
@@ -41,7 +41,7 @@ async def env(
 
 async def still_serving(fake: FakeDiscord, bot: PaperBot) -> None:
     reply = await answered(await fake.slash("search", {"query": "optimal transport"}), type=4)
-    assert reply.embed["title"] == "🔎 optimal transport"
+    assert page_heading(reply.data) == "🔎 optimal transport"
     assert not bot.is_closed()
 
 

@@ -20,7 +20,17 @@ from bot.app.client import PaperBot
 from bot.papers.records import Paper
 from bot.search.engine import SearchEngine
 from bot.storage.store import Storage
-from tests.app.helpers import TOKEN, answered, assert_within_limits, make_bot, make_settings
+from tests.app.helpers import (
+    TOKEN,
+    answered,
+    assert_within_limits,
+    make_bot,
+    make_settings,
+    page_footer,
+    page_heading,
+    page_hits,
+    page_texts,
+)
 from tests.fakediscord import EPHEMERAL, BotConnection, FakeDiscord, iter_components
 
 Connect = Callable[..., Awaitable[BotConnection]]
@@ -44,22 +54,19 @@ async def env(
 
 
 def texts(data: dict[str, Any]) -> list[str]:
-    """A v2 page's text displays, in order: its heading, then one per hit."""
-    return [c["content"] for c in iter_components(data.get("components") or []) if c["type"] == 10]
+    return page_texts(data)
 
 
 def heading(reply: Any) -> str:
-    """A results page's title line ("🔎 query"), without the markdown header mark."""
-    return texts(reply.data)[0].split("\n")[0].removeprefix("### ")
+    return page_heading(reply.data)
 
 
 def hits_text(reply: Any) -> str:
-    """The hits of a results page, as the embed's description used to hold them."""
-    return "\n\n".join(texts(reply.data)[1:])
+    return page_hits(reply.data)
 
 
 def footer_line(data: dict[str, Any]) -> str:
-    return texts(data)[0].split("\n")[1].removeprefix("-# ")
+    return page_footer(data)
 
 
 def footer(reply: Any) -> re.Match[str]:

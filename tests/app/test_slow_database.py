@@ -25,7 +25,7 @@ from bot.app.client import PaperBot
 from bot.config import StorageSettings
 from bot.search.engine import SearchEngine
 from tests.app.exts.daily.support import text_of
-from tests.app.helpers import TOKEN, make_bot, make_settings
+from tests.app.helpers import TOKEN, make_bot, make_settings, page_heading
 from tests.fakediscord import BotConnection, FakeDiscord, InteractionHandle, Reply
 from tests.pg import PgServer
 
@@ -178,4 +178,4 @@ async def test_a_slow_database_is_acknowledged_first_then_answered(
     shown = [r for r in search if r.kind == "followup"]
     assert [r.kind for r in search] == ["callback", "delete", "followup"]
     assert not shown[0].ephemeral  # public, as results are in this server
-    assert shown[0].embed["title"] == "🔎 optimal transport"
+    assert page_heading(shown[0].data) == "🔎 optimal transport"

@@ -20,7 +20,7 @@ from bot.config import DailySettings
 from bot.daily.tables import DailyTables
 from bot.search.engine import SearchEngine
 from bot.storage.store import Storage
-from tests.app.helpers import TOKEN, answered, make_bot, make_settings
+from tests.app.helpers import TOKEN, answered, make_bot, make_settings, page_texts
 from tests.fakediscord import BotConnection, FakeChannel, FakeDiscord, FakeGuild, Reply
 
 START = datetime(2025, 3, 1, 7, 0, tzinfo=UTC)  # 08:00 in Paris: today's 09:00 is still ahead
@@ -163,6 +163,7 @@ def text_of(reply: Reply) -> str:
     embed = reply.embeds[0] if reply.embeds else {}
     parts = [reply.content, embed.get("title") or "", embed.get("description") or ""]
     parts += [f"{f['name']}: {f['value']}" for f in embed.get("fields") or []]
+    parts += page_texts(reply.data)  # a Components v2 message (a results page)
     return "\n".join(parts)
 
 
