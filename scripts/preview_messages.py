@@ -201,6 +201,8 @@ def preview(paths: list[Path], work: Path) -> list[tuple[str, str, str]]:
         check=True,
     )
     rows = []
+    if ".png" not in done.stdout:  # no browser found, or it failed: say why, measure nothing
+        print(done.stdout + done.stderr, file=sys.stderr)
     for line in done.stdout.splitlines():
         match = LINE.search(line)
         if match and match.group(2) == "420":

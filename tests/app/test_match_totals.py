@@ -10,9 +10,9 @@ from dataclasses import replace
 
 import pytest
 
-from bot.app.results.embeds import footer_text
+from bot.app.results.embeds import footer_text, page_texts
 from bot.app.results.pages import PageState
-from bot.app.results.views import results_view
+from bot.app.results.views import results_layout
 from bot.console.repl import Console
 from bot.papers.records import Paper
 from bot.search.results import Hit, SearchResult
@@ -21,7 +21,9 @@ from tests.search.ranking.test_pages import _two_word_corpus, force_pruning
 
 def _arrows(result: SearchResult, page: int) -> list[bool]:
     """Whether ◀ and ▶ are disabled under a results message of `page`."""
-    view = results_view(result, PageState("s", "graphs", page, 5), share=False)
+    view = results_layout(
+        result, PageState("s", "graphs", page, 5), page_texts(result), share=False
+    )
     items = [getattr(child, "item", child) for child in view.walk_children()]
     return [item.disabled for item in items if getattr(item, "label", None) in ("◀", "▶")]
 

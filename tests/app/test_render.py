@@ -5,9 +5,9 @@ from __future__ import annotations
 import discord
 
 from bot.app import limits, refs, render
-from bot.app.results.embeds import hit_block, results_embed
+from bot.app.results.embeds import hit_block, page_texts, results_embed
 from bot.app.results.pages import LIMIT_MAX, PAGE_MAX, QUERY_MAX, VENUE_MAX, PageState
-from bot.app.results.views import PageButton, paper_view, results_view
+from bot.app.results.views import PageButton, paper_view, results_layout
 from bot.papers.records import Link, Paper
 from bot.search.engine import SearchEngine
 from bot.search.results import Hit, SearchResult
@@ -68,7 +68,7 @@ def test_results_embed_within_limits_with_ten_huge_hits() -> None:
     embed = results_embed(result, venue="ICML 2026")
     state = PageState("s", ("q" * QUERY_MAX), 1, LIMIT_MAX, "v" * VENUE_MAX)
     assert_within_limits(message(embed))
-    view = results_view(result, state, share=True, venue="ICML 2026")
+    view = results_layout(result, state, page_texts(result, venue="ICML 2026"), share=True)
     assert_within_limits({"components": view.to_components(), "flags": 1 << 15})
     assert embed.description
     assert embed.description.count("**") % 2 == 0
@@ -133,7 +133,7 @@ def test_long_ids_travel_as_keys_in_components() -> None:
     ids = [c.custom_id for c in view.children if hasattr(c, "custom_id")]
     assert ids == [f"pb:more:{key}", f"pb:save:{key}"]
     result = SearchResult("q", [Hit(paper, 1.0, "", 1)], total=1)
-    view = results_view(result, PageState("s", "q"), share=False)
+    view = results_layout(result, PageState("s", "q"), page_texts(result), share=False)
     [menu] = [c for c in view.walk_children() if isinstance(c, discord.ui.DynamicItem)][:1]
     assert menu.item.custom_id == "pb:open"  # type: ignore[attr-defined]
     assert [o.value for o in menu.item.options] == [key]  # type: ignore[attr-defined]

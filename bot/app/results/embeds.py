@@ -1,7 +1,7 @@
 """The text of a page of results: the look of /search, /similar and /new.
 
 Two shapes share the same hit text (`hit_block`): the Components v2 page Discord shows
-(`page_heading` and `hit_block(phone=True)` in text displays, laid out by
+(`page_texts`: the heading and `hit_block(phone=True)` in text displays, laid out by
 `views.results_layout`), and the one embed the console prints (`results_embed`). A page's
 heading is `SEARCH_TITLE_PREFIX` + the query; `pages.query_from_message` reads a long query
 back through that same constant.
@@ -98,31 +98,6 @@ def search_title(result: SearchResult) -> str:
     return limits.truncate(f"{SEARCH_TITLE_PREFIX}{escape(result.query)}", HEADING_MAX)
 
 
-def page_heading(
-    result: SearchResult,
-    *,
-    heading: str | None = None,
-    venue: str | None = None,
-    empty: str | None = None,
-) -> str:
-    """The v2 page's first text: "### 🔎 query", the page and match count in small print,
-    then the notices (markdown; the query is escaped)."""
-    # A search's heading holds its whole query (a long query's ◀ ▶ read it back); another
-    # heading ("More like: {title}") is cut as an embed title was.
-    title = limits.truncate(heading, limits.EMBED_TITLE, markdown=True) if heading else None
-    title = title or search_title(result)
-    lines = [
-        HEADING_MARK + title,
-        "-# " + limits.truncate(escape(footer_text(result, venue)), FOOTER_MAX),
-    ]
-    notes = notes_text(result)
-    if notes:
-        lines.append(notes)
-    if not result.hits:
-        lines.append(empty_page_text(result, empty))
-    return limits.truncate("\n".join(lines), PAGE_TEXT // 2, markdown=True)
-
-
 @dataclass(frozen=True, slots=True)
 class PageText:
     """The texts of a v2 page: its heading and one block per hit (markdown, within
@@ -139,7 +114,21 @@ def page_texts(
     venue: str | None = None,
     empty: str | None = None,
 ) -> PageText:
-    top = page_heading(result, heading=heading, venue=venue, empty=empty)
+    """The heading ("### 🔎 query", the page and match count in small print, the notices, or
+    what an empty page says) and the hits (markdown; the query is escaped)."""
+    # A search's heading holds its whole query (a long query's ◀ ▶ read it back); another
+    # heading ("More like: {title}") is cut as an embed title was.
+    title = limits.truncate(heading, limits.EMBED_TITLE, markdown=True) if heading else None
+    lines = [
+        HEADING_MARK + (title or search_title(result)),
+        "-# " + limits.truncate(escape(footer_text(result, venue)), FOOTER_MAX),
+    ]
+    notes = notes_text(result)
+    if notes:
+        lines.append(notes)
+    if not result.hits:
+        lines.append(empty_page_text(result, empty))
+    top = limits.truncate("\n".join(lines), PAGE_TEXT // 2, markdown=True)
     budget = (PAGE_TEXT - len(top)) // max(1, len(result.hits))
     return PageText(top, [hit_block(hit, budget, phone=True) for hit in result.hits])
 

@@ -69,20 +69,6 @@ def results_layout(
     return view
 
 
-def results_view(
-    result: SearchResult,
-    state: PageState,
-    *,
-    share: bool,
-    heading: str | None = None,
-    venue: str | None = None,
-    empty: str | None = None,
-) -> discord.ui.LayoutView:
-    """`results_layout` with its texts rendered here (tests, and callers already off the loop)."""
-    texts = page_texts(result, heading=heading, venue=venue, empty=empty)
-    return results_layout(result, state, texts, share=share)
-
-
 def page_controls(
     result: SearchResult, state: PageState, *, share: bool
 ) -> list[discord.ui.Item[Any]]:

@@ -4,37 +4,24 @@ matched authors and notices from hand-made results."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import discord
-import pytest_asyncio
 
 from bot.app.client import PaperBot
+from bot.app.results import embeds
+from bot.app.results.embeds import results_embed
 from bot.app.results.pages import PageState
-from bot.app.results.views import results_view
+from bot.app.results.views import results_layout
 from bot.papers.records import Paper
-from bot.search.engine import SearchEngine
 from bot.search.results import Hit, SearchResult
-from bot.storage.store import Storage
-from tests.app.helpers import TOKEN, answered, make_bot, make_settings, page_texts
-from tests.fakediscord import BotConnection, FakeDiscord, iter_components
+from tests.app.helpers import answered, page_texts
+from tests.app.test_faults import env
+from tests.fakediscord import FakeDiscord, iter_components
 from tests.fakediscord.rules_components import message_refusals
 
 V2 = 1 << 15
-
-
-@pytest_asyncio.fixture
-async def env(
-    fake_discord: FakeDiscord,
-    connect_bot: Callable[..., Awaitable[BotConnection]],
-    icml_engine: SearchEngine,
-) -> AsyncIterator[tuple[FakeDiscord, PaperBot]]:
-    storage = await Storage.open(":memory:")
-    bot = make_bot(make_settings(fake_discord), icml_engine, storage)
-    await connect_bot(bot, TOKEN)
-    yield fake_discord, bot
-    await storage.close()
+__all__ = ["env"]  # the fixture (the bot on the ICML corpus), used by name
 
 
 def labels(data: dict[str, Any]) -> list[str]:
@@ -96,7 +83,9 @@ def test_matched_authors_and_notices_are_shown() -> None:
     result = SearchResult(
         "author:jordan", hits, total=2, notices=("No paper has the phrase; best matches.",)
     )
-    view = results_view(result, PageState("s", "author:jordan"), share=True)
+    view = results_layout(
+        result, PageState("s", "author:jordan"), embeds.page_texts(result), share=True
+    )
     body = {"components": view.to_components(), "flags": V2}
     assert not message_refusals(body, [], create=True)
     heading, first, second = page_texts(body)
@@ -109,3 +98,44 @@ def test_matched_authors_and_notices_are_shown() -> None:
     assert "pb:share" in ids
     assert not any(str(i).startswith("pb:s:") for i in ids)
     assert isinstance(view, discord.ui.LayoutView)
+
+
+async def test_a_page_sent_as_an_embed_becomes_v2_when_paged(
+    env: tuple[FakeDiscord, PaperBot],
+) -> None:
+    """A results message an older version sent (one embed, classic rows) still pages: the edit
+    clears its content and embeds and sets the flag, as Discord requires."""
+    fake, _bot = env
+    old = fake.world.messages.create(
+        {
+            "embeds": [{"title": "🔎 training", "description": "**1. …**"}],
+            "components": [
+                {
+                    "type": 1,
+                    "components": [
+                        {"type": 2, "style": 2, "label": "▶", "custom_id": "pb:s:2:5::^"}
+                    ],
+                }
+            ],
+        },
+        channel=fake.channel,
+        author=fake.world.bot_user,
+    )
+    update = await answered(await fake.click(old, "pb:s:2:5::^"), type=7)
+    assert update.data["flags"] & V2
+    assert update.data["embeds"] == []
+    assert update.data.get("content") is None
+    assert page_texts(update.data)[0].startswith("### 🔎 training\n-# page 2/")
+    assert update.message is not None
+    assert update.message["embeds"] == []
+
+
+def test_the_console_page_shows_notices_and_matched_authors() -> None:
+    """The console prints `results_embed`: the same notices and matched authors."""
+    names = ("Ada Lovelace", "Alan Turing", "Grace Hopper", "Michael Jordan")
+    hit = Hit(paper(1, names), 1.0, "", 1, matched_authors=("Michael Jordan",))
+    result = SearchResult("q", [hit], total=1, notices=("Every match is weak.",))
+    description = results_embed(result).description or ""
+    assert description.startswith("ℹ️ Every match is weak.\n\n**1. ")
+    assert "Michael Jordan" in description
+    assert "et al." not in description
