@@ -28,7 +28,7 @@ from bot.app.client import INTERACTION_TASKS
 from bot.config import PROJECT_ROOT
 from bot.search.engine import SearchEngine
 from bot.storage.store import Storage
-from tests.app.helpers import TOKEN, answered, make_bot, make_settings
+from tests.app.helpers import TOKEN, answered, make_bot, make_settings, page_heading
 from tests.fakediscord import FakeDiscord
 from tests.procs import alive, children
 
@@ -231,7 +231,7 @@ async def test_close_waits_for_interactions_in_flight(
         await asyncio.sleep(0.01)
     await bot.close()
     reply = await handle.assert_answered(type=4, timeout=0.1)
-    assert reply.embed["title"] == "🔎 optimal transport"
+    assert page_heading(reply.data) == "🔎 optimal transport"
     await storage.close()
 
 

@@ -28,6 +28,7 @@ import pytest_asyncio
 
 from bot.config import Settings
 from bot.search.engine import SearchEngine
+from tests.app.helpers import page_heading
 from tests.app.test_shutdown import (
     ICML,
     hook_env,
@@ -289,7 +290,7 @@ async def test_sigterm_with_50_interactions_in_flight_answers_each_and_exits_0(
     assert "Traceback" not in output, output
     for i, handle in enumerate(held):
         edit = await handle.edit(timeout=1)
-        assert edit.body["embeds"][0]["title"] == f"🔎 held {i}", edit.body
+        assert page_heading(edit.body) == f"🔎 held {i}", edit.body
     for handle in slow:
         edit = await handle.edit(timeout=1)
         assert edit.body["embeds"][0]["description"] == RESTARTING, edit.body

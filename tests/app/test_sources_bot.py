@@ -22,7 +22,15 @@ from bot.search.engine import SearchEngine
 from bot.search.recent import stamp
 from bot.storage.store import Storage
 from tests.app.exts.daily.support import DUE, START, DailyEnv, SteppedClock, until
-from tests.app.helpers import TOKEN, answered, make_bot
+from tests.app.helpers import (
+    TOKEN,
+    answered,
+    make_bot,
+    page_footer,
+    page_heading,
+    page_hits,
+    page_texts,
+)
 from tests.fakediscord import FakeDiscord
 from tests.fakesources import FakeOpenReview, Fault, note
 
@@ -91,8 +99,8 @@ async def test_the_bot_refreshes_by_itself_and_shows_what_is_new(
     try:
         assert "new" in fake_discord.commands()
         empty = await answered(await fake_discord.slash("new"), type=4, ephemeral=True)
-        assert empty.embed["title"] == "🆕 New papers: added in the last 7 days"
-        assert "No paper was added in the last 7 days" in empty.embed["description"]
+        assert page_heading(empty.data) == "🆕 New papers: added in the last 7 days"
+        assert "No paper was added in the last 7 days" in page_texts(empty.data)[0]
 
         # Nothing happens before 06:00 UTC; at 06:00 the refresh fetches and reloads by itself.
         await clock.settled()
@@ -112,18 +120,18 @@ async def test_the_bot_refreshes_by_itself_and_shows_what_is_new(
         assert bot.refresher.next_at == datetime(2026, 12, 2, 6, 0, tzinfo=UTC)
 
         reply = await answered(await fake_discord.slash("new"), type=4, ephemeral=True)
-        assert reply.embed["description"].startswith("**1. ")
-        assert "Fetched paper" in reply.embed["description"]
-        assert "Seed paper" not in reply.embed["description"]  # static papers are never new
-        assert reply.custom_ids[1:3] == ["pb:n:0:5::7", "pb:n:2:5::7"]
-        assert "page 1/2 · 7 matches" in reply.embed["footer"]["text"]
+        assert page_hits(reply.data).startswith("**1. ")
+        assert "Fetched paper" in page_hits(reply.data)
+        assert "Seed paper" not in page_hits(reply.data)  # static papers are never new
+        assert reply.custom_ids[:2] == ["pb:n:0:5::7", "pb:n:2:5::7"]
+        assert "page 1/2 · 7 matches" in page_footer(reply.data)
         page2 = await answered(await fake_discord.click(reply, "pb:n:2:5::7"), type=7)
-        assert page2.embed["description"].startswith("**6. ")
+        assert page_hits(page2.data).startswith("**6. ")
         venue = await answered(
             await fake_discord.slash("new", {"days": 30, "venue": "ICML 2026", "limit": 10}),
             type=4,
         )
-        assert venue.embed["description"].count("Fetched paper") == 7
+        assert page_hits(venue.data).count("Fetched paper") == 7
         unknown = await answered(await fake_discord.slash("new", {"venue": "neurips"}), type=4)
         assert "Unknown venue" in unknown.embed["description"]
 

@@ -20,7 +20,7 @@ from bot.search.engine import SearchEngine
 from bot.storage.store import Storage
 from tests.app.exts.daily.support import DUE, DailyEnv
 from tests.app.helpers import TOKEN, answered, make_bot, make_settings
-from tests.fakediscord import BotConnection, FakeDiscord
+from tests.fakediscord import BotConnection, FakeDiscord, iter_components
 
 TRICKY = Paper(
     id="test/tricky-1",
@@ -245,7 +245,8 @@ async def test_a_full_library_says_so(env: tuple[FakeDiscord, PaperBot]) -> None
     fake, bot = env
     bot.settings = replace(bot.settings, library=LibrarySettings(max_saved=1))
     results = await _slash(fake, "search", {"query": "sparse"})
-    first, second = (o["value"] for o in results.components[0]["components"][0]["options"][:2])
+    menu = next(c for c in iter_components(results.components) if c["type"] == 3)
+    first, second = (o["value"] for o in menu["options"][:2])
     details = []
     for paper_id in (first, second):
         details.append(await answered(await fake.select(results, "pb:open", [paper_id]), type=4))

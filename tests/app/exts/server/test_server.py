@@ -6,7 +6,7 @@ from typing import Any
 
 from bot.library.store import Library
 from tests.app.exts.daily.support import DUE, DailyEnv, text_of, until
-from tests.app.helpers import answered
+from tests.app.helpers import answered, page_footer
 
 MANAGE_GUILD = str(1 << 5)
 
@@ -86,11 +86,11 @@ async def test_server_default_venue_applies_to_search_and_random(daily_env: Dail
     assert "Unknown venue 'colm'" in text_of(bad)
     ok = await daily_env.slash("server venue", {"venue": "ICML 2026"}, ephemeral=True)
     assert "now look in **ICML 2026**" in text_of(ok)
-    hits = await daily_env.slash("search", {"query": "transport"}, user=fake.alice)
-    assert hits.embed["footer"]["text"].endswith("in ICML 2026")
-    assert "pb:s:2:5:ICML 2026:transport" in hits.custom_ids
+    hits = await daily_env.slash("search", {"query": "transport", "limit": 1}, user=fake.alice)
+    assert page_footer(hits.data).endswith("in ICML 2026")
+    assert "pb:s:2:1:ICML 2026:transport" in hits.custom_ids  # ▶ carries the default venue
     every = await daily_env.slash("search", {"query": "transport", "venue": "all"}, user=fake.alice)
-    assert not every.embed["footer"]["text"].endswith("in ICML 2026")
+    assert not page_footer(every.data).endswith("in ICML 2026")
     rand = await daily_env.slash("random", user=fake.alice)
     assert rand.embed["fields"][1]["value"] == "ICML 2026"
     new = await daily_env.slash("new", user=fake.alice)
@@ -98,4 +98,4 @@ async def test_server_default_venue_applies_to_search_and_random(daily_env: Dail
     cleared = await daily_env.slash("server venue", ephemeral=True)
     assert "every venue" in text_of(cleared)
     again = await daily_env.slash("search", {"query": "transport"}, user=fake.alice)
-    assert not again.embed["footer"]["text"].endswith("in ICML 2026")
+    assert not page_footer(again.data).endswith("in ICML 2026")
