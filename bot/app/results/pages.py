@@ -13,8 +13,9 @@ is too long to fit; `{venue}` is the venue filter, or the key of a venue name lo
 after a restart and after a corpus reload that keeps its paper; when the paper or venue is
 gone, the click answers so. A query too long for the custom_id (a pasted title) is stored as
 `QUERY_IN_MESSAGE` instead: the button then reads the query back from the message it sits
-on, whose embed title is `embeds.SEARCH_TITLE_PREFIX` + the query, written and read through
-that one constant (`QUERY_MAX` keeps the title whole within 256).
+on, whose heading is `embeds.HEADING_MARK` + `embeds.SEARCH_TITLE_PREFIX` + the escaped query
+(an older page's embed title: the prefix + the query), written and read through those
+constants (`embeds.HEADING_MAX` keeps a `QUERY_MAX` query whole).
 """
 
 from __future__ import annotations

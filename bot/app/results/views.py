@@ -207,7 +207,12 @@ class OpenMenu(BotItem[discord.ui.Select[discord.ui.View]], template=r"pb:open")
         options = []
         for hit in (result.hits if result else [])[: limits.SELECT_OPTIONS]:
             meta = " · ".join(
-                x for x in (render.venue_line(hit.paper), render.authors_short(hit.paper, 2)) if x
+                x
+                for x in (
+                    render.venue_line(hit.paper),
+                    ", ".join(hit.matched_authors) or render.authors_short(hit.paper, 2),
+                )
+                if x
             )
             options.append(
                 discord.SelectOption(

@@ -97,6 +97,8 @@ def test_matched_authors_and_notices_are_shown() -> None:
     ids = [getattr(c, "custom_id", None) for c in view.walk_children()]
     assert "pb:share" in ids
     assert not any(str(i).startswith("pb:s:") for i in ids)
+    [menu] = [c for c in iter_components(body["components"]) if c["type"] == 3]
+    assert menu["options"][0]["description"] == "V · Michael Jordan"  # the menu says it too
     assert isinstance(view, discord.ui.LayoutView)
 
 
