@@ -215,6 +215,8 @@ def main() -> int:
     parser.add_argument("--out", type=Path, required=True, help="folder for the JSON files")
     parser.add_argument("--preview", action="store_true", help="render them and print heights")
     args = parser.parse_args()
+    if args.out.resolve().is_relative_to(ROOT):
+        parser.error("--out must be outside the repository (the screenshots go beside it)")
     args.out.mkdir(parents=True, exist_ok=True)
     paths = asyncio.run(capture(args.out))
     for path in paths:
