@@ -130,20 +130,34 @@ class Ratings:
     async def mark_shown(
         self, user_id: int, paper_ids: Iterable[str], via: str, now: datetime
     ) -> list[str]:
-        """Remember papers as shown to the member; returns those not shown before (the ones this
-        caller may push: two feeds marking the same paper at once, only one gets it back)."""
+        """Remember papers as shown to the member; returns those this call may show (not shown
+        before, not 👎): two feeds marking the same paper at once, only one gets it back."""
         ids = list(dict.fromkeys(paper_ids))
+        return (
+            await self.storage.run(lambda c: claim_shown(c, user_id, ids, via, now)) if ids else []
+        )
 
-        def q(c: Any) -> list[str]:
-            return [
-                paper_id
-                for paper_id in ids
-                if c.execute(
-                    "INSERT INTO shown (user_id, paper_id, via, shown_at) VALUES (?, ?, ?, ?) "
-                    "ON CONFLICT (user_id, paper_id) DO NOTHING",
-                    (user_id, paper_id, via, ts(now)),
-                ).rowcount
-                > 0
-            ]
 
-        return await self.storage.run(q) if ids else []
+def claim_shown(
+    c: Any, user_id: int, paper_ids: Sequence[str], via: str, now: datetime
+) -> list[str]:
+    """Inside the caller's transaction (a follow's claim, `Ratings.mark_shown`): the papers of
+    `paper_ids` the member was never shown and did not 👎, now remembered as shown by `via`
+    ("follow", "foryou", "new", "daily"), in the order given."""
+    rejected = {
+        r[0]
+        for r in c.execute(
+            "SELECT paper_id FROM ratings WHERE user_id = ? AND rating = ?", (user_id, DOWN)
+        )
+    }
+    return [
+        paper_id
+        for paper_id in dict.fromkeys(paper_ids)
+        if paper_id not in rejected
+        and c.execute(
+            "INSERT INTO shown (user_id, paper_id, via, shown_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (user_id, paper_id) DO NOTHING",
+            (user_id, paper_id, via, ts(now)),
+        ).rowcount
+        > 0
+    ]

@@ -231,8 +231,9 @@ class Library:
     # -- forgetting a reader --------------------------------------------------------------------
 
     async def forget_user(self, user_id: int) -> dict[str, int]:
-        """Delete every row about `user_id` (library, reactions, personal follows and what they
-        were sent), in one transaction; returns rows deleted per kind."""
+        """Delete every row about `user_id` (library, reactions, 👍 / 👎, personal follows, their
+        feed settings and what they were sent or shown), in one transaction; returns rows
+        deleted per kind."""
 
         def q(c: Any) -> dict[str, int]:
             counts = {
@@ -253,6 +254,14 @@ class Library:
             for follow_id in follows:
                 c.execute("DELETE FROM deliveries WHERE follow_id = ?", (follow_id,))
             c.execute("DELETE FROM deliveries WHERE target = ?", (f"dm:{user_id}",))
+            # For you (bot/foryou): ratings, feed settings (personal follows' and those the
+            # member made for a channel follow stay the server's), the shown memory.
+            counts["ratings"] = c.execute(
+                "DELETE FROM ratings WHERE user_id = ?", (user_id,)
+            ).rowcount
+            for follow_id in follows:
+                c.execute("DELETE FROM feed_settings WHERE feed_id = ?", (follow_id,))
+            c.execute("DELETE FROM shown WHERE user_id = ?", (user_id,))
             c.execute("DELETE FROM follow_notices WHERE target = ?", (f"dm:{user_id}",))
             counts["follows"] = c.execute(
                 "DELETE FROM follows WHERE user_id = ? AND channel_id IS NULL", (user_id,)

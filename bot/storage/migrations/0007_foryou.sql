@@ -19,7 +19,6 @@ CREATE TABLE feed_settings (
         cap INTEGER NOT NULL DEFAULT 5,
         exclude TEXT NOT NULL DEFAULT '',
         min_score REAL NOT NULL DEFAULT 0,
-        last_sent_at TEXT,
         updated_at TEXT NOT NULL);
 
 CREATE INDEX feed_settings_by_user ON feed_settings (user_id);
