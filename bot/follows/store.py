@@ -178,6 +178,7 @@ class Follows:
                 "AND state IN ('pending', 'sending')",
                 (follow_id,),
             )
+            c.execute("DELETE FROM feed_settings WHERE feed_id = ?", (follow_id,))
             return bool(
                 c.execute("DELETE FROM follows WHERE follow_id = ?", (follow_id,)).rowcount > 0
             )

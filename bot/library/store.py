@@ -254,6 +254,12 @@ class Library:
             for follow_id in follows:
                 c.execute("DELETE FROM deliveries WHERE follow_id = ?", (follow_id,))
             c.execute("DELETE FROM deliveries WHERE target = ?", (f"dm:{user_id}",))
+            c.execute("DELETE FROM follow_notices WHERE target = ?", (f"dm:{user_id}",))
+            counts["follows"] = c.execute(
+                "DELETE FROM follows WHERE user_id = ? AND channel_id IS NULL", (user_id,)
+            ).rowcount
+            # Channel follows belong to the server; only who created them is forgotten.
+            c.execute("UPDATE follows SET user_id = 0 WHERE user_id = ?", (user_id,))
             # For you (bot/foryou): ratings, feed settings (personal follows' and those the
             # member made for a channel follow stay the server's), the shown memory.
             counts["ratings"] = c.execute(
@@ -261,13 +267,8 @@ class Library:
             ).rowcount
             for follow_id in follows:
                 c.execute("DELETE FROM feed_settings WHERE feed_id = ?", (follow_id,))
+            c.execute("UPDATE feed_settings SET user_id = 0 WHERE user_id = ?", (user_id,))
             c.execute("DELETE FROM shown WHERE user_id = ?", (user_id,))
-            c.execute("DELETE FROM follow_notices WHERE target = ?", (f"dm:{user_id}",))
-            counts["follows"] = c.execute(
-                "DELETE FROM follows WHERE user_id = ? AND channel_id IS NULL", (user_id,)
-            ).rowcount
-            # Channel follows belong to the server; only who created them is forgotten.
-            c.execute("UPDATE follows SET user_id = 0 WHERE user_id = ?", (user_id,))
             return counts
 
         return await self.storage.run(q)
