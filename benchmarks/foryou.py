@@ -97,10 +97,14 @@ def ranked(scores: np.ndarray, ids: Sequence[str]) -> list[str]:
     return [ids[i] for i in order.tolist() if scores[i] > 0]
 
 
-def evaluate(engine: SearchEngine, lists: dict[str, Sequence[Paper]]) -> None:
+def evaluate(
+    engine: SearchEngine,
+    lists: dict[str, Sequence[Paper]],
+    splits: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = SPLITS,
+) -> None:
     print("| split | members | system | MRR@100 | nDCG@10 |")
     print("|---|---|---|---|---|")
-    for split, (old, new) in SPLITS.items():
+    for split, (old, new) in splits.items():
         people = members(lists, old, new)
         new_papers = [p for name in new for p in lists[name]]
         positions = np.sort(

@@ -1,6 +1,7 @@
 """For you in the terminal: `python -m bot foryou --user ID` (a member's page from the bot's
-database, what `/foryou` would show them) and the console's `/foryou [PAGE]`, `/foryou up N`
-and `/foryou down N` (👍 / 👎 for paper N of the page on screen) for its local reader.
+database, what `/foryou` would show them; looking marks nothing as shown to them) and the
+console's `/foryou [PAGE]`, `/foryou up N` and `/foryou down N` (👍 / 👎 for paper N of the page
+on screen) for its local reader.
 
 The same ranking (`bot.foryou.load_page`), embed (`bot.app.exts.foryou.embeds`) and ratings
 as on Discord; printed through the console's embed text.
@@ -38,13 +39,21 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 async def member_page(
-    storage: Storage, engine: SearchEngine, user_id: int, page: int
+    storage: Storage, engine: SearchEngine, user_id: int, page: int, *, remember: bool = True
 ) -> tuple[ForYouPage, bool]:
-    """The member's page (remembered as shown to them) and whether they have follows."""
+    """The member's page (remembered as shown to them when `remember`) and whether they have
+    follows."""
     follows = await Follows(storage).personal(user_id)
     queries = [f.query for f in follows if f.query != FOR_YOU]
     found = await load_page(
-        Library(storage), Ratings(storage), engine, user_id, queries, max(1, page), now()
+        Library(storage),
+        Ratings(storage),
+        engine,
+        user_id,
+        queries,
+        max(1, page),
+        now(),
+        remember=remember,
     )
     return found, bool(queries)
 
@@ -57,7 +66,7 @@ def run(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
     async def go() -> tuple[ForYouPage, bool]:
         storage = await Storage.open(args.url or settings.storage.database)
         try:
-            return await member_page(storage, engine, args.user, args.page)
+            return await member_page(storage, engine, args.user, args.page, remember=False)
         finally:
             await storage.close()
 

@@ -174,10 +174,14 @@ async def load_page(
     follow_queries: Sequence[str],
     page: int,
     now: datetime,
+    *,
+    remember: bool = True,
 ) -> ForYouPage:
     """What `/foryou` and the console show: the member's page, remembered as shown to them
-    (so the For you feed, follows and the daily post do not push those papers again)."""
+    (so the For you feed, follows and the daily post do not push those papers again) unless
+    `remember` is off (an operator looking from the command line shows the member nothing)."""
     signals = await signals_of(library, ratings, user_id)
     found = await asyncio.to_thread(page_of, engine, signals, follow_queries, page, now)
-    await ratings.mark_shown(user_id, [r.paper.id for r in found.items], "foryou", now)
+    if remember:
+        await ratings.mark_shown(user_id, [r.paper.id for r in found.items], "foryou", now)
     return found

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from bot.library import Refused
+from bot.library import library_of
 from bot.storage.rows import from_row, ts
 
 if TYPE_CHECKING:
@@ -37,13 +37,8 @@ class Rating:
 
 
 def ratings_of(storage: Storage | None) -> Ratings:
-    """The member's ratings store; without a database, the reason (as the library says it)."""
-    if storage is None:
-        raise Refused(
-            "Ratings need the bot's database, which is not available right now "
-            "(see [storage] database in the settings)."
-        )
-    return Ratings(storage)
+    """The ratings store; without a database, the library's reason (`library_of`)."""
+    return Ratings(library_of(storage).storage)
 
 
 class Ratings:
