@@ -100,6 +100,14 @@ class ConsoleForYou:
         self.page = found
         self.show(foryou_embed(found, follows))
 
+    def hidden(self) -> set[str]:
+        """What the reader said 👎 to (left out of `/new`)."""
+        return self.db.run(lambda s: Ratings(s).rejected(self.user_id))
+
+    def remember(self, paper_ids: list[str], via: str) -> None:
+        """Papers the reader was shown (`/new`): no feed pushes them again."""
+        self.db.run(lambda s: Ratings(s).mark_shown(self.user_id, paper_ids, via, now()))
+
     def _rate(self, rating: int, which: str) -> None:
         items = self.page.items if self.page is not None else []
         first = (self.page.page - 1) * PAGE + 1 if self.page is not None else 1

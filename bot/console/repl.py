@@ -114,7 +114,11 @@ class Console:
             self.out.flush()
 
     def show_page(self, state: PageState) -> None:
-        result = state.run(self.engine)
+        personal = state.kind == "n" and self.db.exists()  # /new: without the reader's 👎
+        hidden = self.foryou.hidden() if personal else set()
+        result = state.run(self.engine, hidden)
+        if personal:
+            self.foryou.remember([hit.paper.id for hit in result.hits], "new")
         self.state, self.result = replace(state, page=page_of(result)[0]), result
         embed = results_embed(
             result,

@@ -6,11 +6,13 @@ from __future__ import annotations
 import io
 import json
 from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bot.config import Settings, StorageSettings
 from bot.console.cli import main
 from bot.console.repl import Console
+from bot.foryou import DOWN, Ratings
 from bot.papers.corpus import load_corpus
 from bot.search.engine import SearchEngine
 
@@ -71,3 +73,25 @@ def test_console_foryou_learns_and_a_disliked_paper_never_returns(tmp_path: Path
     assert "✨ For you" in cli.getvalue()
     assert "from 3 saved or 👍, 1 👎" in cli.getvalue()  # the console reader's own signals
     assert f"Hyperbolic graphs for {first}" not in cli.getvalue()
+
+
+def test_console_new_leaves_out_the_readers_disliked_papers(tmp_path: Path) -> None:
+    yesterday = (datetime.now(UTC) - timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    fresh = [{**r, "added": yesterday} for r in RECORDS[3:5]]
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("".join(json.dumps(r) + "\n" for r in fresh), encoding="utf-8")
+    settings = replace(Settings(), storage=StorageSettings(str(tmp_path / "db.sqlite3")))
+    engine = SearchEngine(load_corpus([corpus]).papers, settings=settings.search)
+    out = io.StringIO()
+    console = Console(engine, out, settings=settings.with_corpus([corpus]))
+    console.handle("/new 7")
+    assert "Hyperbolic graphs for music" in out.getvalue()  # no database yet: nothing hidden
+    console.db.run(lambda s: Ratings(s).rate(0, "t/11", DOWN, datetime.now(UTC)))
+    out.truncate(0)
+    out.seek(0)
+    console.handle("/new 7")
+    assert "Hyperbolic graphs for routing" in out.getvalue()
+    assert "Hyperbolic graphs for music" not in out.getvalue()
+    shown = console.db.run(lambda s: Ratings(s).shown_among(0, ["t/10", "t/11"]))
+    assert shown == {"t/10"}
+    console.close()

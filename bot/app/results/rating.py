@@ -18,7 +18,7 @@ import discord
 
 from bot.app import limits, markdown, refs, render, respond
 from bot.app.items import PaperButton
-from bot.foryou import DOWN, UP, ratings_of
+from bot.foryou import DOWN, UP, Ratings, ratings_of
 from bot.library import now
 from bot.papers.records import Paper
 
@@ -66,6 +66,22 @@ def rated_text(paper: Paper, stored: int | None) -> str:
     if stored == DOWN:
         return f"👎 Noted: **{shown}** will not be shown to you again."
     return f"Your rating of **{shown}** is taken back."
+
+
+async def hidden_from(interaction: discord.Interaction[PaperBot]) -> set[str]:
+    """The papers the asking member said 👎 to, left out of what they are shown (`/new`);
+    nothing without a database."""
+    storage = interaction.client.storage
+    return set() if storage is None else await Ratings(storage).rejected(interaction.user.id)
+
+
+async def remember_shown(
+    interaction: discord.Interaction[PaperBot], paper_ids: list[str], via: str
+) -> None:
+    """Record papers a member was shown (`/new`), so no feed pushes them to them again."""
+    storage = interaction.client.storage
+    if storage is not None and paper_ids:
+        await Ratings(storage).mark_shown(interaction.user.id, paper_ids, via, now())
 
 
 ITEMS = (MoreLikeThis, NotForMe)

@@ -22,7 +22,7 @@ import discord
 
 from bot.app import limits, refs, render, respond
 from bot.app.items import BotButton, BotItem, Match, PaperButton
-from bot.app.results import saving
+from bot.app.results import rating, saving
 from bot.app.results.embeds import page_of, results_embed
 from bot.app.results.pages import (
     QUERY_IN_MESSAGE,
@@ -94,10 +94,12 @@ async def show_page(
     """Run the page's query and render it (in a worker, deferring if slow), then show it, as
     a new message or in place."""
     engine = engine_of(interaction)
+    # /new is personal: without the member's 👎 papers, and remembered as shown to them.
+    hidden = await rating.hidden_from(interaction) if state.kind == "n" else set()
 
     def work() -> tuple[PageState, SearchResult, discord.Embed]:
         done = state.resolved(engine)
-        result = done.run(engine)
+        result = done.run(engine, hidden)
         venue = done.venue or None
         embed = results_embed(
             result, heading=done.heading(engine), venue=venue, empty=done.empty_text()
@@ -110,6 +112,8 @@ async def show_page(
     )
     view = results_view(result, shown, share=share)
     await respond.send(interaction, embed=embed, view=view, ephemeral=ephemeral, edit=edit)
+    if state.kind == "n":
+        await rating.remember_shown(interaction, [h.paper.id for h in result.hits], "new")
 
 
 async def show_paper(

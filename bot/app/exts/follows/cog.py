@@ -56,7 +56,8 @@ async def _removable(
     if interaction.guild_id is not None and interaction.permissions.manage_guild:
         found += await follows.of_guild(interaction.guild_id)
     return [
-        (f.query if f.channel_id is None else f"{f.query} (channel)", f.follow_id) for f in found
+        (notice_title(f) if f.channel_id is None else f"{f.query} (channel)", f.follow_id)
+        for f in found
     ]
 
 

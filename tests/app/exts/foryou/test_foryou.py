@@ -5,7 +5,7 @@ stay the member's own, and `/library clear` deleting ratings and feed settings t
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -24,9 +24,11 @@ from tests.app.helpers import TOKEN, answered, make_bot, make_settings
 from tests.fakediscord import BotConnection, FakeDiscord
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
+# Added yesterday (/new and /foryou read the real clock); the liked papers are older.
+YESTERDAY = (datetime.now(UTC) - timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def paper(n: int, title: str, abstract: str) -> Paper:
+def paper(n: int, title: str, abstract: str, added: str | None = YESTERDAY) -> Paper:
     return Paper(
         id=f"fy/{n}",
         title=title,
@@ -35,10 +37,13 @@ def paper(n: int, title: str, abstract: str) -> Paper:
         year=2026,
         authors=(f"Author {n}",),
         links=(Link("page", f"https://example.org/fy/{n}"),),
+        added=added,
     )
 
 
-LIKED = [paper(i, f"Hyperbolic trees {i}", "Trees embed in hyperbolic space.") for i in range(3)]
+LIKED = [
+    paper(i, f"Hyperbolic trees {i}", "Trees embed in hyperbolic space.", None) for i in range(3)
+]
 TOPICS = ("lattices", "routing", "chemistry", "language", "vision", "robots", "music")
 CANDIDATES = [
     paper(10 + i, f"Hyperbolic graphs for {t}", f"Hyperbolic embeddings of trees for {t}.")
@@ -153,3 +158,24 @@ async def test_library_clear_deletes_ratings_and_feeds(env: tuple[FakeDiscord, P
     assert await Ratings(bot.storage).shown_among(alice, [CANDIDATES[1].id]) == set()
     assert (await Feeds(bot.storage).get(fid, alice)).cap == 10
     assert tuned  # the settings module is the one the command used
+
+
+async def test_new_leaves_out_what_the_member_disliked_and_remembers_the_rest(
+    env: tuple[FakeDiscord, PaperBot],
+) -> None:
+    fake, bot = env
+    assert bot.storage is not None
+    alice = int(fake.alice.id)
+    hidden = CANDIDATES[0]
+    await Ratings(bot.storage).rate(alice, hidden.id, DOWN, T0)
+    mine = await answered(await fake.slash("new", {"days": 7, "limit": 10}), type=4)
+    theirs = await answered(
+        await fake.slash("new", {"days": 7, "limit": 10}, user=fake.admin), type=4
+    )
+    assert hidden.title not in mine.embed["description"]
+    assert hidden.title in theirs.embed["description"]
+    listed = [p.id for p in (*CANDIDATES, *OTHER) if p.title in mine.embed["description"]]
+    assert len(listed) == 8
+    assert await Ratings(bot.storage).shown_among(alice, listed) == set(listed)
+    # ...so the For you feed and follows will not push those to her again.
+    assert await Ratings(bot.storage).mark_shown(alice, listed, "follow", T0) == []
