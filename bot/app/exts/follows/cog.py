@@ -292,7 +292,11 @@ class FollowsCog(commands.Cog, name="Follows"):
         min_score: app_commands.Range[int, 0, 100] | None = None,
     ) -> None:
         found = await self._owned(interaction, follow)
-        for text, what in ((time, "the time"), (timezone, "the time zone"), (exclude, "words")):
+        for text, what in (
+            (time, "the time"),
+            (timezone, "the time zone"),
+            (exclude, "the exclude option"),
+        ):
             if text is not None:
                 stored_text(text, what)
         feeds = Feeds(self._follows().storage)

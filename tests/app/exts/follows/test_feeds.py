@@ -33,6 +33,10 @@ async def test_cap_pages_the_rest_and_negative_terms_leave_papers_out(env: Env) 
     fid = follow_id(env, made)
     tuned = await env.slash("follow tune", {"follow": fid, "cap": 3, "exclude": "-survey"})
     assert "3 a message · without -survey" in tuned.embed["description"]
+    bad = await env.slash("follow tune", {"follow": fid, "exclude": "toy\x00", "cap": 5})
+    assert "The exclude option holds a NUL character" in bad.embed["description"]
+    mine = await env.slash("follow tune", {"follow": "nope"})
+    assert "No follow 'nope' of yours" in mine.embed["description"]
 
     await env.reload(grown(env.engine, *HYPER, SURVEY))
 
