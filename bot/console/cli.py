@@ -21,7 +21,7 @@ from bot.config import (
     load_settings,
     settings_for,
 )
-from bot.console import db
+from bot.console import db, foryou
 from bot.logs import setup_logging
 from bot.papers.corpus import CorpusError, LoadReport, load_file
 from bot.papers.files import write_jsonl
@@ -131,6 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--json", action="store_true", help="print JSON")
     db.add_parser(sub)
+    foryou.add_parser(sub)
     return parser
 
 
@@ -273,6 +274,10 @@ def main(
             return run_eval(args, settings, out)
         if args.command == "db":
             return db.run(args, settings, out, err)
+        if args.command == "foryou":
+            return foryou.run(
+                args, settings.with_corpus(args.corpus) if args.corpus else settings, out
+            )
         if args.corpus:
             settings = settings.with_corpus(args.corpus)
         return run(args, settings, out)

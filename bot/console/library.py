@@ -201,7 +201,7 @@ class NoticePrinter:
         self.printed: list[tuple[Notice, list[Paper]]] = []
 
     async def send(self, notice: Notice) -> int:
-        rest = await Follows(self.storage).batch_page(notice.batch, NOTICE_PAGE, notice.total)
+        rest = await Follows(self.storage).batch_page(notice.batch, notice.per_page, notice.total)
         more = [p for p in (find(self.engine, pid) for pid in rest) if p is not None]
         self.printed.append((notice, more))
         return 0

@@ -30,7 +30,8 @@ from bot.app.results.embeds import page_of, results_embed
 from bot.app.results.pages import PageState, page_limit
 from bot.config import DailySettings, LibrarySettings, Settings
 from bot.console.daily import DAILY_HELP, LocalDaily
-from bot.console.library import LIBRARY_HELP, LocalLibrary
+from bot.console.foryou import FORYOU_HELP, ConsoleForYou
+from bot.console.library import LIBRARY_HELP, LOCAL_USER, LocalLibrary
 from bot.console.localdb import ConsoleContext, LocalDatabase
 from bot.console.text import embed_text
 from bot.papers.records import Paper
@@ -84,6 +85,7 @@ class Console:
         limit = (settings.library if settings is not None else LibrarySettings()).max_saved
         context = ConsoleContext(self.db, lambda: self.engine, self.show, self.write)
         self.library = LocalLibrary(context, max_saved=limit)
+        self.foryou = ConsoleForYou(context, LOCAL_USER)
         self.daily = LocalDaily(
             context,
             self.announce,
@@ -112,7 +114,11 @@ class Console:
             self.out.flush()
 
     def show_page(self, state: PageState) -> None:
-        result = state.run(self.engine)
+        personal = state.kind == "n" and self.db.exists()  # /new: without the reader's 👎
+        hidden = self.foryou.hidden() if personal else set()
+        result = state.run(self.engine, hidden)
+        if personal:
+            self.foryou.remember([hit.paper.id for hit in result.hits], "new")
         self.state, self.result = replace(state, page=page_of(result)[0]), result
         embed = results_embed(
             result,
@@ -164,6 +170,8 @@ class Console:
             self._reload()
         elif name in ("library", "follow"):
             self.library.handle(name, rest)
+        elif name == "foryou":
+            self.foryou.handle(rest)
         elif name in ("daily", "today"):
             stored_text(rest, f"the /{name} line", WORDS)  # a /daily set topic is stored
             today = self.daily.handle(name, rest)
@@ -173,7 +181,7 @@ class Console:
             self._save(rest)
         elif name == "help":
             self.show(render.help_embed(self.engine.venues(), ephemeral=None))
-            self.write(CONSOLE_HELP + LIBRARY_HELP + DAILY_HELP)
+            self.write(CONSOLE_HELP + LIBRARY_HELP + FORYOU_HELP + DAILY_HELP)
         elif name in ("next", "prev"):
             if self.state is None or self.result is None:
                 self.write("No results yet: try /search optimal transport\n")

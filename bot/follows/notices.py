@@ -27,9 +27,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
+from bot.follows.feeds import Feeds, FeedSettings, next_delivery
 from bot.follows.outbox import NoticeRecord
-from bot.follows.store import Follow, Follows
-from bot.library import find
+from bot.follows.store import FOR_YOU, Follow, Follows
+from bot.foryou import Ratings, Signals, positions_of, query_strength, recommend, signals_of
+from bot.library import Library, find
 from bot.papers.records import Paper
 from bot.search.engine import SearchEngine
 from bot.search.results import SearchError
@@ -42,6 +44,7 @@ RETRY_BASE = 60.0  # seconds before the first retry of a failed notice; doubling
 RETRY_MAX = 3600.0  # at most an hour between retries of one notice
 LEASE = timedelta(minutes=5)  # a claim holds this long: longer than one send can take
 CLOCK_SKEW = timedelta(minutes=10)  # look for an earlier attempt's message from this before it
+NO_SIGNALS = Signals((), ())
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +56,7 @@ class Notice:
     record: NoticeRecord
     papers: list[Paper]
     total: int
+    per_page: int = 10  # the feed's cap: papers in the message, the rest behind ▶
 
     @property
     def batch(self) -> str:
@@ -114,17 +118,63 @@ def matching_new(engine: SearchEngine, query: str, new: set[str]) -> list[str]:
         return []
 
 
+def feed_papers(
+    engine: SearchEngine, follow: Follow, feed: FeedSettings, new: set[str], signals: Signals
+) -> list[str]:
+    """What one feed would send of the `new` papers, best first: the follow's matches (its
+    query with the feed's negative terms), or for the For you feed the member's ranking;
+    those under the feed's minimum score left out. CPU: run in a thread."""
+    if follow.query == FOR_YOU:
+        if not signals.enough:
+            return []
+        ranked, _profile = recommend(engine, signals, positions_of(engine, sorted(new)))
+        found = [(pid, strength) for pid, strength in ranked if not _excluded(engine, pid, feed)]
+    else:
+        query = follow.query + "".join(f" -{word}" for word in feed.excluded)
+        matched = matching_new(engine, query, new)
+        if not matched:
+            return []
+        positions = positions_of(engine, matched)
+        try:
+            strengths = query_strength(engine, follow.query, positions)
+        except SearchError:
+            return []
+        ids = engine.ids
+        found = sorted(
+            ((ids[int(p)], float(v)) for p, v in zip(positions, strengths, strict=True)),
+            key=lambda item: -item[1],  # stable: equal strengths keep corpus order
+        )
+    return [pid for pid, strength in found if strength >= feed.min_score]
+
+
+def _excluded(engine: SearchEngine, paper_id: str, feed: FeedSettings) -> bool:
+    if not feed.excluded:
+        return False
+    paper = engine.paper(paper_id)
+    words = set(engine.analyzer(f"{paper.title} {paper.abstract}"))
+    return any(set(engine.analyzer(word)) & words for word in feed.excluded)
+
+
 async def plan(storage: Storage, engine: SearchEngine, now: datetime) -> int:
-    """Queue a notice for every follow matching papers new to the corpus; how many."""
+    """Queue a notice for every follow matching papers new to the corpus; how many. Each is
+    shaped by its feed's settings (`bot.follows.feeds`): its order, minimum score, negative
+    terms, and when it goes out."""
     follows = Follows(storage)
     new_ids = await follows.record_corpus((p.id for p in engine.papers), now)
     if not new_ids:
         return 0
     new = set(new_ids)
+    feeds, ratings = Feeds(storage), Ratings(storage)
+    library = Library(storage)
     queued = 0
     for follow in await follows.active():
-        matched = await asyncio.to_thread(matching_new, engine, follow.query, new)
-        if matched and (await follows.claim(follow, matched, now))[1]:
+        feed = await feeds.get(follow.follow_id, follow.user_id)
+        signals = NO_SIGNALS
+        if follow.query == FOR_YOU:
+            signals = await signals_of(library, ratings, follow.user_id)
+        matched = await asyncio.to_thread(feed_papers, engine, follow, feed, new, signals)
+        when = next_delivery(feed, now)
+        if matched and (await follows.claim(follow, matched, now, not_before=when))[1]:
             queued += 1
     log.info("%d new paper(s) in the corpus: %d follow notice(s)", len(new_ids), queued)
     return queued
@@ -136,7 +186,7 @@ async def load(
     """The notice of `record` with its first page of papers (None: none is in the corpus)."""
     ids = await follows.batch_page(record.batch_id, 0, page)
     papers = [p for p in (find(engine, pid) for pid in ids) if p is not None]
-    return Notice(follow, record, papers, record.papers) if papers else None
+    return Notice(follow, record, papers, record.papers, page) if papers else None
 
 
 async def deliver(
@@ -180,7 +230,8 @@ async def _one(
     )
     if claimed is None:
         return "claimed"  # another process is sending it
-    notice = await load(follows, engine, follow, claimed, page)
+    feed = await Feeds(follows.storage).get(follow.follow_id, follow.user_id)
+    notice = await load(follows, engine, follow, claimed, min(page, feed.cap))
     if notice is None:
         await follows.outbox.mark_dropped(batch, "its papers left the corpus", now())
         return "dropped"

@@ -28,11 +28,18 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from bot.follows.outbox import UNCLAIM, Outbox
+from bot.foryou import claim_shown
 from bot.storage.rows import from_row, ts
 
 if TYPE_CHECKING:
     from bot.storage.schema import Conn
     from bot.storage.store import Storage
+
+
+# The query of a member's For you feed: their new papers ranked by `bot.foryou`, delivered
+# as a follow's notices are. No search runs it (`for:you` alone is an empty query), so
+# `/follow add` cannot make one by accident.
+FOR_YOU = "for:you"
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +178,7 @@ class Follows:
                 "AND state IN ('pending', 'sending')",
                 (follow_id,),
             )
+            c.execute("DELETE FROM feed_settings WHERE feed_id = ?", (follow_id,))
             return bool(
                 c.execute("DELETE FROM follows WHERE follow_id = ?", (follow_id,)).rowcount > 0
             )
@@ -211,34 +219,79 @@ class Follows:
     # -- deliveries -----------------------------------------------------------------------------
 
     async def claim(
-        self, follow: Follow, paper_ids: Sequence[str], now: datetime
+        self,
+        follow: Follow,
+        paper_ids: Sequence[str],
+        now: datetime,
+        *,
+        not_before: datetime | None = None,
     ) -> tuple[str, list[str]]:
         """Reserve `paper_ids` for the follow's target, skipping ones it already got, and
         queue their notice (state `pending`) in the same transaction.
 
+        A DM follow also skips what its member was already shown by any feed, or said 👎 to,
+        and remembers the rest as shown (`bot.foryou.claim_shown`, the one memory per member).
+        `not_before` (a daily or weekly feed) queues the notice for that time; matches found
+        while it waits, untouched by any sender, join it rather than make a second message.
+
         Returns (batch id, the ids claimed, in order). Sending is `mark_sending`, `mark_sent`.
         """
-        batch = secrets.token_hex(6)
 
-        def q(c: Conn) -> list[str]:
+        def q(c: Conn) -> tuple[str, list[str]]:
+            batch, position = secrets.token_hex(6), 0
+            if not_before is not None:
+                waiting = c.execute(
+                    "SELECT batch_id, papers FROM follow_notices WHERE follow_id = ? "
+                    "AND state = 'pending' AND attempts = 0 AND next_attempt_at = ? "
+                    "ORDER BY created_at LIMIT 1",
+                    (follow.follow_id, ts(not_before)),
+                ).fetchone()
+                # Taken first (the row locked until this transaction ends, state and attempts
+                # checked as a sender's claim checks them): a sender that claims it after this
+                # sees the papers added here; one that claimed it before leaves it untouched.
+                if (
+                    waiting is not None
+                    and c.execute(
+                        "UPDATE follow_notices SET updated_at = ? WHERE batch_id = ? "
+                        "AND state = 'pending' AND attempts = 0",
+                        (ts(now), waiting[0]),
+                    ).rowcount
+                ):
+                    batch, position = waiting[0], int(waiting[1])
+            ids = list(paper_ids)
+            if follow.channel_id is None:
+                ids = claim_shown(c, follow.user_id, ids, "follow", now)
             claimed: list[str] = []
-            for pid in paper_ids:
+            for pid in ids:
                 cur = c.execute(
                     "INSERT INTO deliveries (target, paper_id, follow_id, batch_id, position, "
                     "sent_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (target, paper_id) DO NOTHING",
-                    (follow.target, pid, follow.follow_id, batch, len(claimed), ts(now)),
+                    (follow.target, pid, follow.follow_id, batch, position + len(claimed), ts(now)),
                 )
                 if cur.rowcount:
                     claimed.append(pid)
-            if claimed:
+            if claimed and position:
+                c.execute(
+                    "UPDATE follow_notices SET papers = papers + ? WHERE batch_id = ?",
+                    (len(claimed), batch),
+                )
+            elif claimed:
                 c.execute(
                     "INSERT INTO follow_notices (batch_id, follow_id, target, papers, "
-                    "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-                    (batch, follow.follow_id, follow.target, len(claimed), ts(now), ts(now)),
+                    "next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        batch,
+                        follow.follow_id,
+                        follow.target,
+                        len(claimed),
+                        ts(not_before),
+                        ts(now),
+                        ts(now),
+                    ),
                 )
-            return claimed
+            return batch, claimed
 
-        return batch, await self.storage.run(q)
+        return await self.storage.run(q)
 
     async def batch(self, batch_id: str) -> list[str]:
         """The papers of one notification, in the order they were listed."""

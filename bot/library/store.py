@@ -231,8 +231,9 @@ class Library:
     # -- forgetting a reader --------------------------------------------------------------------
 
     async def forget_user(self, user_id: int) -> dict[str, int]:
-        """Delete every row about `user_id` (library, reactions, personal follows and what they
-        were sent), in one transaction; returns rows deleted per kind."""
+        """Delete every row about `user_id` (library, reactions, 👍 / 👎, personal follows, their
+        feed settings and what they were sent or shown), in one transaction; returns rows
+        deleted per kind."""
 
         def q(c: Any) -> dict[str, int]:
             counts = {
@@ -259,6 +260,15 @@ class Library:
             ).rowcount
             # Channel follows belong to the server; only who created them is forgotten.
             c.execute("UPDATE follows SET user_id = 0 WHERE user_id = ?", (user_id,))
+            # For you (bot/foryou): ratings, feed settings (personal follows' and those the
+            # member made for a channel follow stay the server's), the shown memory.
+            counts["ratings"] = c.execute(
+                "DELETE FROM ratings WHERE user_id = ?", (user_id,)
+            ).rowcount
+            for follow_id in follows:
+                c.execute("DELETE FROM feed_settings WHERE feed_id = ?", (follow_id,))
+            c.execute("UPDATE feed_settings SET user_id = 0 WHERE user_id = ?", (user_id,))
+            c.execute("DELETE FROM shown WHERE user_id = ?", (user_id,))
             return counts
 
         return await self.storage.run(q)

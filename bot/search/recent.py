@@ -11,7 +11,7 @@ is time order.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -60,8 +60,10 @@ def newest(
     now: datetime | None = None,
     limit: int = 5,
     offset: int = 0,
+    hidden: Collection[str] = (),
 ) -> SearchResult:
-    """One page of the papers added in the last `days` days, newest first.
+    """One page of the papers added in the last `days` days, newest first, without the ids in
+    `hidden` (the papers the asking member said 👎 to: `bot.foryou.Ratings.rejected`).
 
     An unknown venue raises BadFilter as /search does (the message lists what exists).
     """
@@ -71,6 +73,9 @@ def newest(
     if venue:
         allowed = set(engine.in_venue(venue))
     found = positions_added_after(engine.added, since, allowed)
+    if hidden:
+        ids = engine.ids
+        found = [pos for pos in found if ids[pos] not in hidden]
     hits = []
     for rank, pos in enumerate(found[offset : offset + limit], start=offset + 1):
         paper = engine.papers[pos]

@@ -95,6 +95,9 @@ TABLES: tuple[str, ...] = (
     "deliveries",
     "corpus_papers",
     "follow_notices",
+    "ratings",
+    "feed_settings",
+    "shown",
 )
 
 _INTEGER = re.compile(r"\bINTEGER\b")

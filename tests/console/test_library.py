@@ -68,7 +68,7 @@ def test_save_show_read_export_clear(tmp_path: Path) -> None:
     console.handle("/library clear")
     assert "Type `/library clear yes`" in out.getvalue()
     console.handle("/library clear yes")
-    assert "Deleted: 1 saved papers, 0 reactions, 0 follows." in out.getvalue()
+    assert "Deleted: 1 saved papers, 0 reactions, 0 follows, 0 ratings." in out.getvalue()
     console.handle("/library remove t/1")
     assert "'t/1' is not in your library" in out.getvalue()
     console.close()

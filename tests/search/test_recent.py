@@ -86,3 +86,10 @@ def test_damaged_stamps_answer_index_damaged(tmp_path, engine):
     assert not (tmp_path / "p" / "meta.json").exists()
     with pytest.raises(IndexDamaged):
         ids_added_after(from_store, NOW)
+
+
+def test_hidden_papers_leave_the_list_and_its_count(engine):
+    """/new without what the asking member said 👎 to (bot.foryou): pages and total agree."""
+    result = newest(engine, 30, now=NOW, hidden={"d"}, limit=2)
+    assert [h.paper.id for h in result.hits] == ["b", "c"]
+    assert result.total == 3

@@ -10,7 +10,9 @@ import pytest
 
 from bot.config import StorageSettings
 from bot.daily.tables import DailyTables
+from bot.follows import Feeds, FeedSettings
 from bot.follows.store import Follows
+from bot.foryou import DOWN, UP, Ratings
 from bot.library.store import Library
 from bot.storage import admin
 from bot.storage.schema import StorageError, schema_version
@@ -33,6 +35,9 @@ ROWS = {
     "deliveries": 1,
     "corpus_papers": 2,
     "follow_notices": 1,
+    "ratings": 2,
+    "feed_settings": 1,
+    "shown": 1,
 }
 
 
@@ -50,6 +55,10 @@ async def fill(url: str, guilds: int = 3) -> None:
         follow = await follows.add(user, "optimal transport", now=NOW)
         await follows.record_corpus(["p1", "p2"], NOW)
         await follows.claim(follow, ["p2"], NOW)
+        await Ratings(store).rate(user, "p1", UP, NOW)
+        await Ratings(store).rate(user, "p3", DOWN, NOW)
+        await Ratings(store).mark_shown(user, ["p2"], "follow", NOW)
+        await Feeds(store).put(FeedSettings(follow.follow_id, user, frequency="weekly"), NOW)
         for g in range(1, guilds + 1):
             guild = (1 << 40) + g  # ids past 32 bits, as Discord's are
             await DailyTables(store).save_schedule(
@@ -76,6 +85,11 @@ async def snapshot(url: str) -> dict:
             "venue": await Library(store).default_venue((1 << 40) + 1),
             "follows": await Follows(store).personal((1 << 45) + 7),
             "delivered": await Follows(store).delivered(f"dm:{(1 << 45) + 7}"),
+            "ratings": await Ratings(store).of((1 << 45) + 7),
+            "feeds": [
+                await Feeds(store).get(f.follow_id, f.user_id)
+                for f in await Follows(store).personal((1 << 45) + 7)
+            ],
         }
     finally:
         await store.close()

@@ -21,7 +21,7 @@ constants (`embeds.HEADING_MAX` keeps a `QUERY_MAX` query whole).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
@@ -94,15 +94,21 @@ class PageState:
         paged = _inline_venue(venue) or venue in engine.venues()
         return replace(self, venue=venue, paged=paged)
 
-    def run(self, engine: SearchEngine) -> SearchResult:
-        """The page's results for a resolved state (CPU work: call through `respond.compute`)."""
+    def run(self, engine: SearchEngine, hidden: Collection[str] = ()) -> SearchResult:
+        """The page's results for a resolved state (CPU work: call through `respond.compute`);
+        `/new` leaves out the `hidden` ids (what the member said 👎 to)."""
         offset = (self.page - 1) * self.limit
         if self.kind == "s":
             filters = Filters(venue=self.venue) if self.venue else None
             return engine.search(self.ref, limit=self.limit, offset=offset, filters=filters)
         if self.kind == "n":
             return newest(
-                engine, self.days, venue=self.venue or None, limit=self.limit, offset=offset
+                engine,
+                self.days,
+                venue=self.venue or None,
+                limit=self.limit,
+                offset=offset,
+                hidden=hidden,
             )
         return engine.similar(self.ref, limit=self.limit, offset=offset)
 

@@ -22,7 +22,7 @@ import discord
 
 from bot.app import limits, refs, render, respond
 from bot.app.items import BotButton, BotItem, Button, Match, PaperButton
-from bot.app.results import saving
+from bot.app.results import rating, saving
 from bot.app.results.embeds import PageText, page_of, page_texts
 from bot.app.results.pages import (
     QUERY_IN_MESSAGE,
@@ -116,10 +116,12 @@ async def show_page(
     """Run the page's query and render it (in a worker, deferring if slow), then show it, as
     a new message or in place."""
     engine = engine_of(interaction)
+    # /new is personal: without the member's 👎 papers, and remembered as shown to them.
+    hidden = await rating.hidden_from(interaction) if state.kind == "n" else set()
 
     def work() -> tuple[PageState, SearchResult, PageText]:
         done = state.resolved(engine)
-        result = done.run(engine)
+        result = done.run(engine, hidden)
         venue = done.venue or None
         texts = page_texts(
             result, heading=done.heading(engine), venue=venue, empty=done.empty_text()
@@ -134,6 +136,8 @@ async def show_page(
     # A v2 message has no content or embeds: both are sent empty, which also turns a page an
     # older version sent as an embed into this one when its ◀ ▶ are clicked.
     await respond.send(interaction, view=view, ephemeral=ephemeral, edit=edit)
+    if state.kind == "n":
+        await rating.remember_shown(interaction, [h.paper.id for h in result.hits], "new")
 
 
 async def show_paper(

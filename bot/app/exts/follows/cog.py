@@ -23,9 +23,18 @@ import bot.library as library
 from bot.app import markdown, respond
 from bot.app.checks import WORDS, manager_only, stored_autocomplete, stored_text
 from bot.app.exts.follows import notify
-from bot.app.exts.follows.embeds import follows_embed
+from bot.app.exts.follows.embeds import follows_embed, notice_title
+from bot.follows.feeds import (
+    CAP_MAX,
+    EXCLUDE_MAX,
+    FREQUENCIES,
+    WEEKDAYS,
+    FeedError,
+    Feeds,
+    tuned,
+)
 from bot.follows.notices import RETRY_BASE, RETRY_MAX
-from bot.follows.store import AlreadyFollowed, Follows, TooManyFollows
+from bot.follows.store import FOR_YOU, AlreadyFollowed, Follow, Follows, TooManyFollows
 from bot.search.results import EmptyQuery
 from bot.timing import backoff
 
@@ -47,7 +56,8 @@ async def _removable(
     if interaction.guild_id is not None and interaction.permissions.manage_guild:
         found += await follows.of_guild(interaction.guild_id)
     return [
-        (f.query if f.channel_id is None else f"{f.query} (channel)", f.follow_id) for f in found
+        (notice_title(f) if f.channel_id is None else f"{f.query} (channel)", f.follow_id)
+        for f in found
     ]
 
 
@@ -207,9 +217,17 @@ class FollowsCog(commands.Cog, name="Follows"):
     async def remove(
         self, interaction: discord.Interaction[PaperBot], follow: app_commands.Range[str, 1, 20]
     ) -> None:
+        found = await self._owned(interaction, follow)
+        await self._follows().remove(found.follow_id)
+        title = markdown.escape(notice_title(found))
+        await respond.confirm(interaction, f"Stopped following **{title}**.")
+
+    async def _owned(self, interaction: discord.Interaction[PaperBot], ref: str) -> Follow:
+        """The follow `ref` names if the member may change it: their own DM follow, or one of
+        this server's channel follows for a manager."""
         follows = self._follows()
-        stored_text(follow, "the follow id")
-        found = await follows.get(follow.strip().strip("`"))
+        stored_text(ref, "the follow id")
+        found = await follows.get(ref.strip().strip("`"))
         mine = (
             found is not None and found.channel_id is None and found.user_id == interaction.user.id
         )
@@ -219,11 +237,86 @@ class FollowsCog(commands.Cog, name="Follows"):
             and found.guild_id == interaction.guild_id
         )
         if found is None or not (mine or server):
-            raise library.Refused(f"No follow {follow!r} of yours. `/follow list` shows them.")
+            raise library.Refused(f"No follow {ref!r} of yours. `/follow list` shows them.")
         if server:
             await manager_only(interaction)
-        await follows.remove(found.follow_id)
-        await respond.confirm(interaction, f"Stopped following **{markdown.escape(found.query)}**.")
+        return found
+
+    @follow.command(name="foryou", description="Get your For you papers by DM as they arrive")
+    async def foryou(self, interaction: discord.Interaction[PaperBot]) -> None:
+        limit = self.bot.settings.library.follows_per_user
+        try:
+            made = await self._follows().add(
+                interaction.user.id, FOR_YOU, now=library.now(), limit=limit
+            )
+        except TooManyFollows as exc:
+            raise library.Refused(
+                f"You already follow {limit} queries, the most allowed. Remove one first."
+            ) from exc
+        except AlreadyFollowed as exc:
+            raise library.Refused(
+                f"Your For you feed is on already (`{exc.follow.follow_id}`)."
+            ) from exc
+        await respond.confirm(
+            interaction,
+            f"For you by DM is on (`{made.follow_id}`): new papers ranked for you from what you "
+            "save and rate 👍 / 👎. `/follow tune` sets how often and how many.",
+        )
+
+    @follow.command(name="tune", description="How a follow is delivered: when, how many, what not")
+    @app_commands.describe(
+        follow="The follow (start typing its query)",
+        frequency="After each refresh (default), daily, or weekly",
+        time="Daily or weekly at this time, 24-hour HH:MM (default 09:00)",
+        day="Weekly on this day (default monday)",
+        timezone="IANA time zone for the time, e.g. Europe/Paris (default UTC)",
+        cap="Papers in one message; the rest behind ▶ (1-10, default 10)",
+        exclude="Leave out papers with these words, e.g. survey benchmark (- to clear)",
+        min_score="Quiet unless a paper matches at least this much (0-100%, default 0)",
+    )
+    @app_commands.choices(
+        frequency=[app_commands.Choice(name=f, value=f) for f in FREQUENCIES],
+        day=[app_commands.Choice(name=d, value=d) for d in WEEKDAYS],
+    )
+    @app_commands.autocomplete(follow=follow_autocomplete)
+    async def tune(
+        self,
+        interaction: discord.Interaction[PaperBot],
+        follow: app_commands.Range[str, 1, 20],
+        frequency: str | None = None,
+        time: app_commands.Range[str, 1, 10] | None = None,
+        day: str | None = None,
+        timezone: app_commands.Range[str, 1, 64] | None = None,
+        cap: app_commands.Range[int, 1, CAP_MAX] | None = None,
+        exclude: app_commands.Range[str, 1, EXCLUDE_MAX] | None = None,
+        min_score: app_commands.Range[int, 0, 100] | None = None,
+    ) -> None:
+        found = await self._owned(interaction, follow)
+        for text, what in (
+            (time, "the time"),
+            (timezone, "the time zone"),
+            (exclude, "the exclude option"),
+        ):
+            if text is not None:
+                stored_text(text, what)
+        feeds = Feeds(self._follows().storage)
+        current = await feeds.get(found.follow_id, found.user_id)
+        try:
+            settings = tuned(
+                current,
+                frequency=frequency,
+                at_time=time,
+                weekday=day,
+                timezone=timezone,
+                cap=cap,
+                exclude=None if exclude is None else ("" if exclude.strip() == "-" else exclude),
+                min_score=min_score,
+            )
+        except FeedError as exc:
+            raise library.Refused(str(exc)) from exc
+        await feeds.put(settings, library.now())
+        title = markdown.escape(notice_title(found))
+        await respond.confirm(interaction, f"**{title}**: {markdown.escape(settings.describe())}.")
 
 
 async def setup(bot: PaperBot) -> None:

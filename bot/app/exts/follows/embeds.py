@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 import discord
 
 from bot.app import limits, markdown, render
-from bot.follows.store import Follow
+from bot.follows.store import FOR_YOU, Follow
 from bot.papers.records import Paper
 
 NOTICE_HEAD, NOTICE_TAIL = "🆕 New papers for “", "”"
@@ -36,13 +36,18 @@ def follows_embed(
                 f" · ⚠️ {count} notice{'s' if count != 1 else ''} waiting: "
                 f"{limits.truncate(error, 120)}, retrying"
             )
-        lines.append(f"`{f.follow_id}` **{markdown.escape(f.query)}** → {where}{state}")
+        lines.append(f"`{f.follow_id}` **{markdown.escape(notice_title(f))}** → {where}{state}")
     embed.description = (
         limits.truncate("\n".join(lines), limits.EMBED_DESCRIPTION, markdown=True)
         if lines
         else "No follows. `/follow add query` tells you about new papers matching a query."
     )
     return render.finish(embed)
+
+
+def notice_title(follow: Follow) -> str:
+    """What a notice is for: the follow's query, or "For you" for the For you feed."""
+    return "For you" if follow.query == FOR_YOU else follow.query
 
 
 def notice_embed(

@@ -26,7 +26,7 @@ import aiohttp
 import discord
 
 from bot.app import limits
-from bot.app.exts.follows.embeds import notice_embed
+from bot.app.exts.follows.embeds import notice_embed, notice_title
 from bot.app.exts.follows.views import NOTICE_PAGE, notice_view
 from bot.follows.notices import FollowStopped, Notice, Round, SendFailed, deliver, plan
 from bot.follows.store import Follow
@@ -48,11 +48,12 @@ GONE_CODES = {
 
 
 def notice_message(notice: Notice) -> tuple[discord.Embed, discord.ui.View | None]:
-    pages = max(1, -(-notice.total // NOTICE_PAGE))
+    cap = notice.per_page
+    pages = max(1, -(-notice.total // cap))
     embed = notice_embed(
-        notice.follow.query, notice.papers, 1, notice.total, NOTICE_PAGE, notice.marker
+        notice_title(notice.follow), notice.papers, 1, notice.total, cap, notice.marker
     )
-    return embed, notice_view(notice.batch, 1, pages)
+    return embed, notice_view(notice.batch, 1, pages, cap)
 
 
 def nonce_for(notice: Notice) -> str:

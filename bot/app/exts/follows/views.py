@@ -1,8 +1,9 @@
 """Persistent buttons of follow notices: the pages of one batch of new papers.
 
-pb:fb:{batch}:{page}      a page of a follow notification (◀ ▶): the batch's papers are in
-                          storage (`deliveries`), in the order the notice listed them; a
-                          page reads only its own papers (a batch can hold 10,000)
+pb:fb:{batch}:{page}[:{cap}]  a page of a follow notification (◀ ▶): the batch's papers
+                          are in storage (`deliveries`), in the order the notice listed them;
+                          a page reads only its own papers (a batch can hold 10,000); `cap`
+                          is the feed's papers per message (absent: NOTICE_PAGE)
 """
 
 from __future__ import annotations
@@ -25,26 +26,33 @@ if TYPE_CHECKING:
 NOTICE_PAGE = 10  # papers per follow notification page
 
 
-def notice_view(batch: str, page: int, pages: int) -> discord.ui.View | None:
+def notice_view(
+    batch: str, page: int, pages: int, cap: int = NOTICE_PAGE
+) -> discord.ui.View | None:
     if pages <= 1:
         return None
     view = discord.ui.View(timeout=None)
-    for button in pager(lambda p, label: NoticePageButton(batch, p, label), page, pages):
+    for button in pager(lambda p, label: NoticePageButton(batch, p, label, cap), page, pages):
         view.add_item(button)
     return view
 
 
-class NoticePageButton(BotButton, template=r"pb:fb:(?P<batch>[0-9a-f]{1,32}):(?P<page>\d{1,7})"):
+class NoticePageButton(
+    BotButton,
+    template=r"pb:fb:(?P<batch>[0-9a-f]{1,32}):(?P<page>\d{1,7})(?::(?P<cap>[1-9]\d?))?",
+):
     """◀ ▶ under a follow notification: the other papers of the same batch."""
 
-    def __init__(self, batch: str, page: int, label: str = "▶") -> None:
-        super().__init__(limits.custom_id("pb", "fb", batch, page), label=label)
+    def __init__(self, batch: str, page: int, label: str = "▶", cap: int = NOTICE_PAGE) -> None:
+        parts: tuple[str | int, ...] = (batch, page) if cap == NOTICE_PAGE else (batch, page, cap)
+        super().__init__(limits.custom_id("pb", "fb", *parts), label=label)
         self.batch = batch
         self.page = page
+        self.cap = max(1, min(cap, NOTICE_PAGE))
 
     @classmethod
     def from_match(cls, match: Match) -> NoticePageButton:
-        return cls(match["batch"], int(match["page"]))
+        return cls(match["batch"], int(match["page"]), cap=int(match["cap"] or NOTICE_PAGE))
 
     async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:
         bot = interaction.client
@@ -52,16 +60,17 @@ class NoticePageButton(BotButton, template=r"pb:fb:(?P<batch>[0-9a-f]{1,32}):(?P
             raise Refused("This notice can no longer be paged (no database).")
         follows = Follows(bot.storage)
         total = await follows.batch_size(self.batch)
-        pages = max(1, -(-total // NOTICE_PAGE))
+        cap = self.cap
+        pages = max(1, -(-total // cap))
         page = max(1, min(self.page, pages))
-        ids = await follows.batch_page(self.batch, (page - 1) * NOTICE_PAGE, NOTICE_PAGE)
+        ids = await follows.batch_page(self.batch, (page - 1) * cap, cap)
         papers = [p for p in (find(bot.engine, pid) for pid in ids) if p is not None]
         if not papers:
             raise Refused("These papers are no longer in the corpus.")
         query = notice_query(interaction.message)
-        embed = notice_embed(query, papers, page, total, NOTICE_PAGE, notice_marker(self.batch))
+        embed = notice_embed(query, papers, page, total, cap, notice_marker(self.batch))
         await respond.send(
-            interaction, embed=embed, view=notice_view(self.batch, page, pages), edit=True
+            interaction, embed=embed, view=notice_view(self.batch, page, pages, cap), edit=True
         )
 
 
