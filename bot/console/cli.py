@@ -155,8 +155,9 @@ def print_result(result: SearchResult, out: TextIO, command: str = "search") -> 
 
     Imported here, not at the top: `--json` output and `ingest` do not pay for discord.py.
     """
-    from bot.console.text import embed_text
+    from bot.console.text import embed_text, result_notes
 
+    out.write(result_notes(result))  # a dropped phrase, weak matches, the order asked for
     out.write(embed_text(results_embed(result)))
     if result.suggestion:
         out.write(f"Try: python -m bot {command} {shlex.quote(result.suggestion)}\n")

@@ -35,7 +35,9 @@ def hit_block(hit: Hit, budget: int) -> str:
     paper = hit.paper
     title = limits.truncate(title_text(paper), 200)
     head = f"**{hit.rank}. {masked_link(title, paper.link('page'))}**"
-    meta = escape(" · ".join(x for x in (venue_line(paper), authors_short(paper)) if x))
+    # The authors `author:` matched (issue 27), else the first names.
+    who = ", ".join(hit.matched_authors) if hit.matched_authors else authors_short(paper)
+    meta = escape(" · ".join(x for x in (venue_line(paper), who) if x))
     if paper.title_derived:
         meta += " · _headline from abstract_"
     lines = [head, meta] if meta else [head]
