@@ -54,7 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     search = sub.add_parser("search", help="ranked papers for a query")
     search.add_argument(
-        "query", nargs="+", help='words, "a phrase", -exclude, author:, venue:, year:'
+        "query",
+        nargs="+",
+        help='words, "a phrase", -exclude, author:, venue:, year:, sort:new|old|venue',
     )
     search.add_argument("--limit", type=int, default=10, help="hits to show (1-100)")
     search.add_argument("--offset", type=int, default=0, help="skip this many hits")
