@@ -94,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(
         "\n| queries | found in the top 10 | flagged weak there (false alarms) "
-        "| not found | flagged weak there | strength percentiles 1/5/50 |\n|---|---|---|---|---|---|"
+        "| not found | flagged weak there | strength percentiles 1/5/50 |\n"
+        "|---|---|---|---|---|---|"
     )
     for kind in args.kind or ["title"]:
         if kind == "tldr":  # the authors' one-sentence summary (OpenReview venues carry it)

@@ -60,7 +60,10 @@ def test_a_query_no_paper_is_about_is_flagged_weak(engine) -> None:
     assert not weak(engine.search("optimal transport"))
     assert not weak(engine.search("author:levine"))  # no words: nothing to be weak at
     # A pasted sentence (a TL;DR) covers little of itself in any paper: never flagged.
-    sentence = "we study graph networks for protein folding using cryo microscopy images of cells in tissue samples"
+    sentence = (
+        "we study graph networks for protein folding using cryo microscopy images of cells "
+        "in tissue samples"
+    )
     assert len(engine.plan(sentence).terms) > MAX_WEAK_TERMS
     assert not weak(engine.search(sentence))
 
