@@ -170,7 +170,7 @@ def help_embed(venues: Mapping[str, int], *, ephemeral: bool | None = True) -> d
         value=(
             "Type a few words that make the paper special: `optimal transport`.\n"
             '`"exact phrase"` keeps words together · `-word` excludes · `author:name`, '
-            "`venue:icml`, `year:2026` filter.\n"
+            "`venue:icml`, `year:2026` filter · `sort:new` newest first (`old`, `venue`).\n"
             + {
                 True: "Replies are visible only to you; **Share** posts one to the channel.",
                 False: "Replies are posted in the channel.",

@@ -54,7 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     search = sub.add_parser("search", help="ranked papers for a query")
     search.add_argument(
-        "query", nargs="+", help='words, "a phrase", -exclude, author:, venue:, year:'
+        "query",
+        nargs="+",
+        help='words, "a phrase", -exclude, author:, venue:, year:, sort:new|old|venue',
     )
     search.add_argument("--limit", type=int, default=10, help="hits to show (1-100)")
     search.add_argument("--offset", type=int, default=0, help="skip this many hits")
@@ -156,8 +158,9 @@ def print_result(result: SearchResult, out: TextIO, command: str = "search") -> 
 
     Imported here, not at the top: `--json` output and `ingest` do not pay for discord.py.
     """
-    from bot.console.text import embed_text
+    from bot.console.text import embed_text, result_notes
 
+    out.write(result_notes(result))  # a dropped phrase, weak matches, the order asked for
     out.write(embed_text(results_embed(result)))
     if result.suggestion:
         out.write(f"Try: python -m bot {command} {shlex.quote(result.suggestion)}\n")

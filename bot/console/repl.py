@@ -33,7 +33,7 @@ from bot.console.daily import DAILY_HELP, LocalDaily
 from bot.console.foryou import FORYOU_HELP, ConsoleForYou
 from bot.console.library import LIBRARY_HELP, LOCAL_USER, LocalLibrary
 from bot.console.localdb import ConsoleContext, LocalDatabase
-from bot.console.text import embed_text
+from bot.console.text import embed_text, result_notes
 from bot.papers.records import Paper
 from bot.search.engine import SearchEngine
 from bot.search.results import SearchError, SearchResult
@@ -126,6 +126,7 @@ class Console:
             venue=state.venue or None,
             empty=state.empty_text(),
         )
+        self.write(result_notes(result))  # a dropped phrase, weak matches, the order
         self.show(embed)
         if result.suggestion:
             # Discord offers a button; here the corrected command is one copy away.

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 import discord
 
 from bot.daily.servers import CONSOLE_CHANNEL, CONSOLE_SERVER
+from bot.search.results import SearchResult
 
 _LINK = re.compile(r"\[((?:[^\]\\]|\\.)*)\]\((https?://[^)\s]+)\)")
 _ESCAPE = re.compile(r"\\([\\*_~`|>\[\]#<-])")  # what bot.app.markdown.escape adds
@@ -80,3 +81,21 @@ def embed_text(embed: discord.Embed, *, color: bool = False, now: datetime | Non
     if embed.footer and embed.footer.text:
         lines += ["", f"-- {embed.footer.text}"]
     return "\n".join(lines).strip("\n") + "\n"
+
+
+# How `sort:` orders read in the console (`SearchResult.sort`).
+SORT_TEXT = {
+    "new": "newest first",
+    "old": "oldest first",
+    "venue": "by venue (alphabetical), the best match first in each",
+}
+
+
+def result_notes(result: SearchResult) -> str:
+    """The lines a search page shows above its hits (`SearchResult.notices`: a quoted phrase no
+    paper has, weak matches) and its order when `sort:` asked for one; "" when there are none."""
+    lines = list(result.notices)
+    asked = result.terms or result.sort != "new"  # a list without words is newest first anyway
+    if result.sort in SORT_TEXT and asked:
+        lines.append(f"Sorted {SORT_TEXT[result.sort]}.")
+    return "".join(f"{line}\n" for line in lines)

@@ -32,9 +32,10 @@ from bot.search.index.postings import BM25Index
 from bot.search.parts import EngineParts, Part
 from bot.search.query.feedback import distinctive_terms
 from bot.search.query.filters import PlanFilters
+from bot.search.query.notices import finish
 from bot.search.query.planning import make_plan
 from bot.search.query.proximity import rescore
-from bot.search.ranking.pages import pruned_page
+from bot.search.ranking.pages import pruned_page, sorted_page
 from bot.search.ranking.topk import top_k
 from bot.search.results import Filters, Hit, IndexDamaged, Plan, SearchResult
 from bot.search.suggest.lookups import PaperLookups
@@ -254,13 +255,15 @@ class SearchEngine:
         limit = max(1, min(int(limit), MAX_LIMIT))
         offset = max(0, int(offset))
         total, exact = 0, True
-        if plan.terms:
+        if plan.terms and plan.sort == "relevance":
             best_ids, best_scores, total, exact = self._rank(plan, offset + limit, exhaustive)
-        else:
-            # Nothing to rank by (`author:jordan` alone): newest first, then corpus order.
-            ids, scores = self._select(plan)
-            order = np.lexsort((ids, -self.lookups.year_of[ids]))[: offset + limit]
-            best_ids, best_scores, total = ids[order], scores[order], int(ids.shape[0])
+            best = best_scores
+        else:  # nothing to rank by (`author:jordan` alone: newest first), or `sort:new`
+            ids, best = self._select(plan)
+            lookups, total = self.lookups, int(ids.shape[0])
+            best_ids, best_scores = sorted_page(
+                plan.sort, ids, best, lookups.year_of, lookups.venue_of, offset + limit
+            )
         wanted = set(plan.terms)
         hits = []
         for rank, (doc, score) in enumerate(
@@ -275,7 +278,7 @@ class SearchEngine:
                     shown = set(plan.extra)
                 snippet = make_snippet(paper.abstract, shown, self.analyzer, self.index.term_idf)
             hits.append(Hit(paper=paper, score=float(score), snippet=snippet, rank=rank))
-        return SearchResult(
+        result = SearchResult(
             query=plan.query,
             hits=hits,
             total=total,
@@ -285,6 +288,7 @@ class SearchEngine:
             suggestion=plan.suggestion,
             total_exact=exact,
         )
+        return finish(self._parts, plan, result, best)  # notices, order, matched authors
 
     def _rank(
         self, plan: Plan, k: int, exhaustive: bool

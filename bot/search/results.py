@@ -129,6 +129,9 @@ class Plan:
     extra: tuple[str, ...] = ()
     skip: int | None = None
     suggestion: str | None = None
+    # What the page says above its hits (a quoted phrase no paper has, dropped), and the order.
+    notices: tuple[str, ...] = ()
+    sort: str = "relevance"
 
 
 class SearchError(ValueError):

@@ -253,3 +253,17 @@ def test_swapped_ids_are_caught_before_the_first_answer(config: Path) -> None:
         code, out, err = run("--config", str(config), "paper", pid, "--json")
         assert code == 0, err
         assert json.loads(out)["id"] == pid
+
+
+def test_search_prints_notices_and_the_order_asked_for(config):
+    """Issue 27 in the CLI: a quoted phrase no paper has falls back to its words, with the
+    notice above the page, and `sort:` says the order."""
+    code, out, _ = run("--config", str(config), "search", '"stay in the sun" agents', "sort:new")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == 'No paper has the phrase "stay in the sun"; best matches for its words:'
+    title = next(i for i, line in enumerate(lines) if line.startswith("🔎 "))
+    assert "Sorted newest first." in lines[1:title]  # above the page, beside any weak notice
+    code, _, err = run("--config", str(config), "search", "agents", "sort:size")
+    assert code != 0
+    assert "`sort:size` is not an order" in err

@@ -17,6 +17,7 @@ from bot.config import PROJECT_ROOT
 from bot.console.repl import Console
 from bot.console.text import embed_text, markdown_text
 from bot.search.engine import SearchEngine
+from tests.search import querycorpus
 
 
 def run(engine: SearchEngine, text: str) -> tuple[int, str]:
@@ -156,3 +157,13 @@ def test_python_m_bot_help_and_cli_still_work() -> None:
     searched = _python_m_bot("search", "optimal", "transport", "--limit", "1")
     assert searched.returncode == 0
     assert searched.stdout.startswith("🔎 optimal transport\n\n**1. ")
+
+
+def test_search_shows_the_matched_author_and_the_order() -> None:
+    """Issue 27 in the console: the hit line names the author `author:` matched (the second of
+    two here), not the first names, and the page says the order `sort:` asked for."""
+    code, out = run(querycorpus.engine(), '/search graph author:"Chelsea Finn" sort:old\n')
+    assert code == 0
+    assert "Sorted oldest first." in out.split("🔎")[0]
+    assert "· Chelsea Finn\n" in out
+    assert "Sergey Levine" not in out

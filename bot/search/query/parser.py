@@ -1,9 +1,10 @@
-"""Query syntax: free words, `"exact phrase"`, `-exclude`, `author:name`, `venue:colm`, `year:2025`.
+"""Query syntax: free words, `"exact phrase"`, `-exclude`, `author:name`, `venue:colm`, `year:2025`,
+`sort:new` (`SORTS`: the order of the hits, relevance unless asked).
 
 Parsing never fails: anything that is not valid syntax (an unbalanced quote, a lone `-`, an
 unknown `key:value`) is read as plain words, the way search boxes people know behave. A filter
-that cannot mean anything (`year:abc`) is recorded in `problems`: searching without it would
-answer a different question than the one asked, so the engine says so instead.
+that cannot mean anything (`year:abc`, `sort:size`) is recorded in `problems`: searching
+without it would answer a different question than the one asked, so the engine says so.
 """
 
 from __future__ import annotations
@@ -14,8 +15,17 @@ from dataclasses import dataclass, field
 from bot.search.results import Filters
 
 # One piece of a query: an optional '-', an optional `key:`, then a quoted or bare value.
-_PIECE = re.compile(r'(-?)(?:(author|venue|year):)?(?:"([^"]*)"|(\S+))', re.IGNORECASE)
+PIECE = re.compile(r'(-?)(?:(author|venue|year|sort):)?(?:"([^"]*)"|(\S+))', re.IGNORECASE)
 MAX_QUERY_CHARS = 1000
+KEYS = ("author", "venue", "year", "sort")
+# The orders `sort:` takes, each with the spellings people use for it; the first is the default.
+SORTS: dict[str, tuple[str, ...]] = {
+    "relevance": ("relevance", "relevant", "rel", "best", "score"),
+    "new": ("new", "newest", "recent", "latest", "date"),
+    "old": ("old", "oldest", "earliest"),
+    "venue": ("venue", "venues", "conference"),
+}
+_SORT_OF = {spelling: name for name, spellings in SORTS.items() for spelling in spellings}
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +36,7 @@ class ParsedQuery:
     filters: Filters = field(default_factory=Filters)
     notes: tuple[str, ...] = ()
     problems: tuple[str, ...] = ()
+    sort: str = "relevance"
 
     @property
     def text(self) -> str:
@@ -46,13 +57,14 @@ def parse_query(raw: str) -> ParsedQuery:
     authors: list[str] = []
     venue: str | None = None
     year: int | None = None
+    sort = "relevance"
     notes: list[str] = []
     problems: list[str] = []
-    for match in _PIECE.finditer(text):
+    for match in PIECE.finditer(text):
         negate, key, quoted, bare = match.groups()
         value = (quoted if quoted is not None else bare or "").strip()
         key = key.lower() if key else None
-        if not key and quoted is None and value.lower() in ("author:", "venue:", "year:"):
+        if not key and quoted is None and value.lower() in tuple(k + ":" for k in KEYS):
             key, value = value[:-1].lower(), ""
         if not quoted and value.strip("-") == "":
             if key:
@@ -70,6 +82,15 @@ def parse_query(raw: str) -> ParsedQuery:
                 year = int(value)
             else:
                 problems.append(f"`year:{value}` is not a year: write four digits, e.g. year:2025.")
+        elif key == "sort":
+            found = _SORT_OF.get(value.lower())
+            if found is None:
+                problems.append(
+                    f"`sort:{value}` is not an order: use sort:new (newest first), sort:old, "
+                    "sort:venue or sort:relevance (the default)."
+                )
+            else:
+                sort = found
         elif negate and quoted is None and not value[:1].isalpha():
             # `-2`, `-0.5`, `--`: a negative number or a dash, not an exclusion.
             words.append("-" + value)
@@ -83,7 +104,13 @@ def parse_query(raw: str) -> ParsedQuery:
             words.append(value)
     filters = Filters(venue=venue, year=year, authors=tuple(authors))
     return ParsedQuery(
-        " ".join(words), tuple(phrases), tuple(excludes), filters, tuple(notes), tuple(problems)
+        " ".join(words),
+        tuple(phrases),
+        tuple(excludes),
+        filters,
+        tuple(notes),
+        tuple(problems),
+        sort,
     )
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from bot.search.query.feedback import expand
 from bot.search.query.parser import merge_filters, parse_query
 from bot.search.results import BadFilter, EmptyQuery, Filters, Plan
+from bot.search.suggest.queries import names_for, suggest_query
 
 if TYPE_CHECKING:
     from bot.search.parts import EngineParts
@@ -39,7 +40,7 @@ def make_plan(
         raise EmptyQuery()
     if merged.venue:
         parts.lookups.resolve_venues(merged.venue)  # an unknown venue is an error, said now
-    phrases = [tuple(t) for t in (parts.analyzer(p) for p in parsed.phrases) if t]
+    phrases, notices = _phrases_found(parts, parsed.phrases)
     # All-1 weights are left out so a plain query scores exactly as rank_bm25 would.
     weights: Sequence[float] | None = None
     if any(w != 1.0 for w in term_weights):
@@ -68,5 +69,37 @@ def make_plan(
         phrases=tuple(phrases),
         excludes=parsed.excludes,
         extra=extra,
-        suggestion=parts.speller.suggest_query(query, terms, phrases) if suggest else None,
+        suggestion=_suggestion(parts, query, terms, phrases) if suggest else None,
+        notices=notices,
+        sort=parsed.sort,
     )
+
+
+def _phrases_found(
+    parts: EngineParts, typed: Sequence[str]
+) -> tuple[list[tuple[str, ...]], tuple[str, ...]]:
+    """The quoted phrases as terms, and a notice for each that no paper holds.
+
+    A phrase some paper holds stays a hard requirement. One that no paper in the corpus holds
+    would empty the list whatever else was typed (a TL;DR quoting "stay in the sun"), so it is
+    dropped: its words still rank (they are among the query's terms), and the page says so."""
+    phrases: list[tuple[str, ...]] = []
+    notices: list[str] = []
+    for text in typed:
+        terms = tuple(parts.analyzer(text))
+        if not terms:
+            continue
+        if not parts.index.phrase_docs(terms).shape[0]:
+            notices.append(f'No paper has the phrase "{text}"; best matches for its words:')
+            continue
+        phrases.append(terms)
+    return phrases, tuple(notices)
+
+
+def _suggestion(
+    parts: EngineParts, query: str, terms: Sequence[str], phrases: Sequence[tuple[str, ...]]
+) -> str | None:
+    """Did you mean (`bot.search.suggest.queries`): words against the papers' words, author
+    names against the author index."""
+    names = names_for(parts.speller, parts.lookups.authors)
+    return suggest_query(parts.speller, query, terms, phrases, names)

@@ -208,3 +208,30 @@ def _count(
         else:
             best = max(best, int(np.count_nonzero(allowed[index.doc_ids[start:end]])))
     return best, False
+
+
+def sorted_page(
+    sort: str,
+    ids: np.ndarray,
+    scores: np.ndarray,
+    year_of: np.ndarray,
+    venue_of: np.ndarray,
+    k: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The first k of every match (`ids`, `scores`: all of them, as `_select` gives them) in
+    the order `sort:` asked for, the page's ids and scores. Every match is at hand, so the
+    total stays exact and each page is a slice of one order.
+
+    `new`: newest year first; `old`: oldest first (papers of no known year last either way);
+    `venue`: venues in alphabetical order (`venue_of` are positions in the sorted names);
+    `relevance` (a query without words): newest first. Within one year or venue the better
+    match first, then corpus order: the same query pages the same way every time."""
+    years = year_of[ids].astype(np.int64)
+    if sort == "old":
+        key = np.where(years > 0, years, np.iinfo(np.int64).max)
+    elif sort == "venue":
+        key = venue_of[ids].astype(np.int64)
+    else:  # "new", or a list without words to rank by
+        key = -years
+    order = np.lexsort((ids, -scores, key))[:k]
+    return ids[order], scores[order]

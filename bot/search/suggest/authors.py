@@ -148,3 +148,10 @@ class AuthorIndex:
                 found.append(i)
         found.sort(key=lambda i: (-len(self.papers[i]), self.names[i]))
         return [(self.names[i], len(self.papers[i])) for i in found[:limit]]
+
+
+def matched_authors(listed: Sequence[str], typed: Sequence[str]) -> tuple[str, ...]:
+    """The names of `listed` (one paper's authors, as it spells them) that any `author:` value
+    of `typed` matches: what a hit shows instead of its first three names."""
+    wanted = [words for words in map(name_words, typed) if words]
+    return tuple(name for name in listed if any(name_matches(w, name_words(name)) for w in wanted))

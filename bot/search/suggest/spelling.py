@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,6 +39,15 @@ MAX_SUFFIX = 8
 LEXICON_TERMS = 100_000  # the most frequent terms: bounded memory and time at any corpus size
 CHECKED = 12  # distance-2 candidates checked as written, in `Lexicon.near` order
 FORMS_FROM = 50  # papers read for a stem's written forms
+STEMS_TRIED = 5  # distance-1 stems, most documents first, whose written forms are read
+# A word the corpus has is left alone, unless it is in at most RARE_DF papers and one edit away
+# is a word in RARE_RATIO times as many: then it is most likely a typo that a paper made too
+# (`tranformer`, in one abstract, beside `transformer` in hundreds).
+RARE_DF = 2
+RARE_RATIO = 20
+# At equal distance, the more used word wins only when it is in this many times the papers.
+WINNER_RATIO = 10
+RARE_CHARS = 6  # shorter rare words are names and acronyms (`Void`, `Rust`, `SEAL`) as often
 # Corrections remembered, keyed by what users type: the same words come back when a page of
 # results is turned or re-run; a misspelling of every query for weeks must not stay.
 SPELL_CACHE = 1024
@@ -54,6 +63,14 @@ def edits1(word: str) -> set[str]:
     replaces = [a + c + b[1:] for a, b in splits if b for c in LETTERS]
     inserts = [a + c + b for a, b in splits for c in LETTERS]
     return set(deletes + transposes + replaces + inserts)
+
+
+def missing(typed: str, form: str) -> int:
+    """How many of the typed letters `form` lacks (counted with repeats): at equal distance,
+    the word holding the letters typed is the likelier one (`floting` is "floating", not
+    "flowing"; `disrte` is "discrete", not "dirt"): a typist drops and swaps letters more
+    often than typing foreign ones."""
+    return sum((Counter(typed) - Counter(form)).values())
 
 
 def edit_distance(a: str, b: str, limit: int) -> int:
@@ -228,10 +245,42 @@ class Speller:
         if cached is not None:
             return cached or None
         found: str | None = None
-        if _WORD.fullmatch(word) and MIN_CHARS <= len(word) <= MAX_CHARS and not self.known(word):
-            found = self._within_one(word) or self._within_two(word)
+        if _WORD.fullmatch(word) and MIN_CHARS <= len(word) <= MAX_CHARS:
+            seen = self.seen_in(word)
+            options: list[tuple[int, int, int, str]] = []
+            if seen == 0:
+                options = self._within_one(word)
+                if min(options, default=(MAX_EDITS,))[0] > 1:
+                    options += self._within_two(word)
+            elif seen <= RARE_DF and len(word) >= RARE_CHARS:
+                options = self._within_one(word, at_least=RARE_RATIO * seen, edits=1)
+            found = self._clear_winner(options)
         self._cache.put(word, found or "")
         return found
+
+    def _clear_winner(self, options: list[tuple[int, int, int, str]]) -> str | None:
+        """The best (distance, `missing`, most documents) of the candidate forms, unless
+        another word (another stem) is as close and as complete and used nearly as often
+        (`WINNER_RATIO`): `niamal` is "animal" or "normal", and a guess shown as "did you
+        mean" misleads more often than it helps (benchmarks/spelling.py)."""
+        if not options:
+            return None
+        ranked = sorted(set(options))
+        best = ranked[0]
+        stem = self.analyzer.stem_word(best[3])
+        for other in ranked[1:]:
+            if other[:2] != best[:2]:
+                break
+            used, also = -best[2], -other[2]  # documents holding each
+            if self.analyzer.stem_word(other[3]) != stem and used < WINNER_RATIO * also:
+                return None
+        return best[3]
+
+    def seen_in(self, word: str) -> int:
+        """How many papers hold the word (its rarest term; 0 when one is not indexed, and a
+        large number for a word that is no term at all, a stopword)."""
+        terms = self.analyzer(word)
+        return min((self.index.doc_freq(t) for t in terms), default=1 << 30)
 
     @property
     def lexicon(self) -> Lexicon:
@@ -240,25 +289,36 @@ class Speller:
             self._lexicon = Lexicon.of(self.index)
         return self._lexicon
 
-    def _within_one(self, word: str) -> str | None:
-        """The edit of `word` whose stem is in the most documents, shown as papers write
-        that stem (`diffusio` -> diffusion, not the edit `diffusic` that stems the same)."""
-        edits = sorted(edits1(word) - self.analyzer.stopwords)
-        stems = self.analyzer.stem_words(edits)
-        best: tuple[int, str, str] | None = None
-        for edit, stem in zip(edits, stems, strict=True):
+    def _within_one(
+        self, word: str, at_least: int = 1, edits: int = MAX_EDITS
+    ) -> list[tuple[int, int, int, str]]:
+        """The edit of `word` whose stem is in the most documents (at least `at_least`),
+        shown as papers write that stem (`diffusio` -> diffusion, not the edit `diffusic`
+        that stems the same), within `edits` of `word`: the candidates (distance, `missing`,
+        minus documents, form) of the `STEMS_TRIED` most used stems. A stem no paper writes
+        near the typed word gives none (`atention`: its edit `agention` stems to the frequent
+        `agent`, but papers write "agent", four edits away; `attention` is one)."""
+        typed = self.analyzer.stem_word(word)
+        candidates = sorted(edits1(word) - self.analyzer.stopwords)
+        stems = self.analyzer.stem_words(candidates)
+        best: dict[str, tuple[int, str]] = {}
+        for edit, stem in zip(candidates, stems, strict=True):
             df = self.index.doc_freq(stem)
-            if df and (best is None or df > best[0]):
-                best = (df, stem, edit)
-        if best is None:
-            return None
-        return self._closest(word, self._forms(best[1])) or best[2]
+            if df >= at_least and stem != typed and stem not in best:
+                best[stem] = (df, edit)
+        ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))
+        found: list[tuple[int, int, int, str]] = []
+        for stem, (df, edit) in ranked[:STEMS_TRIED]:
+            form = edit if self.texts is None else self._closest(word, self._forms(stem), edits)
+            if form is not None:
+                found.append((edit_distance(word, form, edits), missing(word, form), -df, form))
+        return found
 
-    def _within_two(self, word: str) -> str | None:
-        """The closest written form among the best distance-2 candidates, the one in the
-        most documents on a tie."""
+    def _within_two(self, word: str) -> list[tuple[int, int, int, str]]:
+        """The closest written form among the best distance-2 candidates; on a tie the one
+        holding more of the typed letters (`missing`), then the one in the most documents."""
         stopwords = self.analyzer.stopwords
-        found: list[tuple[int, int, str]] = []
+        found: list[tuple[int, int, int, str]] = []
         for term, j in self.lexicon.near(word):
             if term in stopwords:
                 continue
@@ -271,16 +331,16 @@ class Speller:
                     form = self._closest(word, [built])
             if form is not None:
                 distance = edit_distance(word, form, MAX_EDITS)
-                found.append((distance, -self.index.doc_freq(term), form))
-        return min(found)[2] if found else None
+                found.append((distance, missing(word, form), -self.index.doc_freq(term), form))
+        return found
 
-    def _closest(self, word: str, forms: list[str]) -> str | None:
-        """The form within two edits of `word` that is closest, the most used on a tie."""
+    def _closest(self, word: str, forms: list[str], edits: int = MAX_EDITS) -> str | None:
+        """The form within `edits` of `word` that is closest, the most used on a tie."""
         close = [
             (distance, rank, form)
             for rank, form in enumerate(forms)
             if form not in self.analyzer.stopwords
-            and (distance := edit_distance(word, form, MAX_EDITS)) <= MAX_EDITS
+            and (distance := edit_distance(word, form, edits)) <= edits
         ]
         return min(close)[2] if close else None
 
@@ -303,36 +363,3 @@ class Speller:
         stems = self.analyzer.stem_words(words)
         forms = [w for w, stem in zip(words, stems, strict=True) if stem == term]
         return forms or [term]
-
-    def suggest_query(
-        self,
-        query: str,
-        terms: Sequence[str] = (),
-        phrases: Sequence[tuple[str, ...]] = (),
-    ) -> str | None:
-        """`query` with each unknown word replaced by its correction; None when none was.
-
-        `terms`, `phrases`: the query as the engine analysed it. Every typed term indexed and
-        no phrase: nothing to correct, and no word is analysed again (~0.3 ms of a /search)."""
-        if terms and not phrases and all(self.index.doc_freq(t) > 0 for t in terms):
-            return None
-        changed = False
-
-        def fix(match: re.Match[str]) -> str:
-            nonlocal changed
-            text = match.group(0)
-            start = match.start()
-            # Leave syntax alone: `author:`, `venue:` values and `-excluded` words.
-            before = query[:start]
-            token_start = max(before.rfind(" "), before.rfind('"')) + 1
-            token = query[token_start:start]
-            if ":" in token or token.startswith("-") or query[match.end() :].startswith(":"):
-                return text
-            fixed = self.correct(text)
-            if fixed is None:
-                return text
-            changed = True
-            return fixed
-
-        corrected = re.sub(r"[^\W\d_]+", fix, query)
-        return corrected if changed else None

@@ -42,3 +42,21 @@ def test_explicit_filters_win():
     assert merged.venue == "icml"
     assert merged.year == 2026
     assert merge_filters(parsed, None) is parsed
+
+
+def test_sort_takes_its_names_and_their_spellings():
+    assert parse_query("diffusion").sort == "relevance"
+    assert parse_query("diffusion sort:new").sort == "new"
+    assert parse_query("sort:Newest diffusion").words == "diffusion"
+    assert parse_query("diffusion sort:oldest").sort == "old"
+    assert parse_query("diffusion sort:venue").sort == "venue"
+    assert parse_query("diffusion sort:new sort:relevance").sort == "relevance"  # the last wins
+
+
+def test_an_unknown_sort_is_a_problem_that_names_the_orders():
+    problems = parse_query("diffusion sort:size").problems
+    assert len(problems) == 1
+    assert "`sort:size` is not an order" in problems[0]
+    for order in ("sort:new", "sort:old", "sort:venue", "sort:relevance"):
+        assert order in problems[0]
+    assert any("sort:" in note for note in parse_query("diffusion sort:").notes)

@@ -38,7 +38,9 @@ class Search(commands.Cog):
         name="search", description="Find papers by the words of their title and abstract"
     )
     @app_commands.describe(
-        query='A few words; "a phrase", -exclude, author:name, venue:icml, year:2026 also work',
+        query=(
+            'A few words; "a phrase", -exclude, author:name, venue:icml, year:2026, sort:new work'
+        ),
         venue="Only papers from this venue (start typing; all: every venue despite a default)",
         limit="Papers per page (1-10)",
         author="Only papers by this author (start typing a name); alone, lists their papers",
