@@ -80,3 +80,11 @@ def embed_text(embed: discord.Embed, *, color: bool = False, now: datetime | Non
     if embed.footer and embed.footer.text:
         lines += ["", f"-- {embed.footer.text}"]
     return "\n".join(lines).strip("\n") + "\n"
+
+
+def paper_actions(paper_id: str | None = None) -> str:
+    """The buttons under a paper (Save, Cite, More like this) as the console's commands: for
+    the paper on screen, or for `paper_id` (a post printed while another paper is open)."""
+    if paper_id is None:
+        return "/save keeps it · /cite gives its BibTeX · more: papers like it\n"
+    return f"/save {paper_id} keeps it · /cite {paper_id} its BibTeX · /similar {paper_id}\n"

@@ -129,7 +129,7 @@ def test_long_ids_travel_as_keys_in_components() -> None:
     key = refs.key_of(paper.id)
     view = paper_view(paper.id, [], share=False)
     ids = [c.custom_id for c in view.children if hasattr(c, "custom_id")]
-    assert ids == [f"pb:more:{key}", f"pb:save:{key}"]
+    assert ids == [f"pb:more:{key}", f"pb:save:{key}", f"pb:cite:{key}"]
     result = SearchResult("q", [Hit(paper, 1.0, "", 1)], total=1)
     menu = results_view(result, PageState("s", "q"), share=False).children[0]
     assert isinstance(menu, discord.ui.DynamicItem)

@@ -14,6 +14,7 @@ import unicodedata
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from . import rules_forum
 from . import spec as spec_module
 from .rules_messages import Path, Refusal, message_refusals, too_long
 
@@ -164,6 +165,7 @@ HAND_RULES: list[tuple[str, re.Pattern[str], Callable[[Any], list[Refusal]]]] = 
     ("PATCH", re.compile(r"/webhooks/[^/]+/[^/]+/messages/[^/]+"), message_refusals),
     ("POST", re.compile(r"/interactions/[^/]+/[^/]+/callback"), callback_refusals),
     ("POST", re.compile(r"/channels/[^/]+(?:/messages/[^/]+)?/threads"), thread_refusals),
+    ("POST", re.compile(r"/channels/[^/]+/threads"), rules_forum.thread_body_refusals),
 ]
 
 
