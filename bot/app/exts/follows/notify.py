@@ -27,7 +27,7 @@ import discord
 
 from bot.app import limits
 from bot.app.exts.follows.embeds import notice_embed
-from bot.app.exts.follows.views import NOTICE_PAGE, notice_view
+from bot.app.exts.follows.views import NOTICE_PAGE, carries_batch, notice_view
 from bot.follows.notices import FollowStopped, Notice, Round, SendFailed, deliver, plan
 from bot.follows.store import Follow
 from bot.timing import Clock, SystemClock
@@ -47,12 +47,11 @@ GONE_CODES = {
 }
 
 
-def notice_message(notice: Notice) -> tuple[discord.Embed, discord.ui.View | None]:
+def notice_message(notice: Notice) -> tuple[discord.Embed, discord.ui.View]:
     pages = max(1, -(-notice.total // NOTICE_PAGE))
-    embed = notice_embed(
-        notice.follow.query, notice.papers, 1, notice.total, NOTICE_PAGE, notice.marker
-    )
-    return embed, notice_view(notice.batch, 1, pages)
+    embed = notice_embed(notice.follow.query, notice.papers, 1, notice.total, NOTICE_PAGE)
+    view = notice_view(notice.batch, 1, pages, notice.papers, notice.follow.follow_id)
+    return embed, view
 
 
 def nonce_for(notice: Notice) -> str:
@@ -120,10 +119,7 @@ class DiscordSender:
         try:
             async with asyncio.timeout(SEND_TIMEOUT):
                 where = await _destination(self.bot, notice.follow)
-                if view is None:
-                    message = await where.send(embed=embed, nonce=nonce_for(notice))
-                else:
-                    message = await where.send(embed=embed, view=view, nonce=nonce_for(notice))
+                message = await where.send(embed=embed, view=view, nonce=nonce_for(notice))
         except (discord.DiscordException, aiohttp.ClientError, OSError, TimeoutError) as exc:
             raise _mapped(notice.follow, exc) from exc
         return message.id
@@ -141,11 +137,25 @@ class DiscordSender:
                 async for message in history:
                     if me is not None and message.author.id != me:
                         continue
-                    if any(notice.marker in (e.footer.text or "") for e in message.embeds):
+                    if sent_notice(message, notice):
                         return message.id
         except (discord.DiscordException, aiohttp.ClientError, OSError, TimeoutError) as exc:
             raise _mapped(notice.follow, exc) from exc
         return None
+
+
+def sent_notice(message: discord.Message, notice: Notice) -> bool:
+    """Whether `message` is `notice`: its Stop following button names the batch (an older
+    version's notice: its footer holds the marker)."""
+    ids = [
+        child.custom_id
+        for row in message.components
+        for child in getattr(row, "children", [])
+        if getattr(child, "custom_id", None)
+    ]
+    if carries_batch(ids, notice.batch):
+        return True
+    return any(notice.marker in (e.footer.text or "") for e in message.embeds)
 
 
 def _mapped(follow: Follow, exc: BaseException) -> BaseException:
