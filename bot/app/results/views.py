@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.app import limits, refs, render, respond
-from bot.app.items import BotButton, BotItem, Button, Match, PaperButton
+from bot.app.items import BotButton, Button, Match, PaperButton, PaperMenu
 from bot.app.results import citing, saving
 from bot.app.results.embeds import page_of, results_embed
 from bot.app.results.pages import (
@@ -209,7 +209,7 @@ class PageButton(
         )
 
 
-class OpenMenu(BotItem[discord.ui.Select[discord.ui.View]], template=r"pb:open"):
+class OpenMenu(PaperMenu, template=r"pb:open"):
     """The menu listing the hits on screen; picking one opens its detail."""
 
     def __init__(self, result: SearchResult | None = None) -> None:
@@ -227,23 +227,10 @@ class OpenMenu(BotItem[discord.ui.Select[discord.ui.View]], template=r"pb:open")
                     description=limits.truncate(meta, limits.OPTION_DESCRIPTION) or None,
                 )
             )
-        select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
-            custom_id=limits.custom_id("pb", "open"),
-            placeholder="Open a paper…",
-            row=0,
-            options=options or [discord.SelectOption(label="(no papers)", value="-")],
-        )
-        super().__init__(select)
-
-    @classmethod
-    def restore(
-        cls, interaction: discord.Interaction[PaperBot], item: discord.ui.Item[Any], match: Match
-    ) -> OpenMenu:
-        return cls.kept(item)
+        super().__init__(limits.custom_id("pb", "open"), options, "Open a paper…")
 
     async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:
-        values = respond.data_of(interaction).get("values") or []
-        ref = str(values[0]) if values else ""
+        ref = self.chosen(interaction)
         await show_paper(interaction, ref, ephemeral=ephemeral_default(interaction))
 
 

@@ -27,7 +27,7 @@ import discord
 
 from bot.app import limits, markdown, refs, render, respond
 from bot.app.exts.follows.embeds import NOTICE_TITLE, notice_embed
-from bot.app.items import BotButton, BotItem, Button, Match, pager
+from bot.app.items import BotButton, BotItem, Button, Match, PaperMenu, pager
 from bot.app.results.saving import SaveButton, save, saved_text
 from bot.follows.store import Follow, Follows
 from bot.library import Refused, find, library_of
@@ -93,9 +93,7 @@ class NoticePageButton(BotButton, template=r"pb:fb:(?P<batch>[0-9a-f]{1,32}):(?P
 
     async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:
         bot = interaction.client
-        if bot.storage is None:
-            raise Refused("This notice can no longer be paged (no database).")
-        follows = Follows(bot.storage)
+        follows = follows_of(bot, "This notice can no longer be paged (no database).")
         total = await follows.batch_size(self.batch)
         pages = max(1, -(-total // NOTICE_PAGE))
         page = max(1, min(self.page, pages))
@@ -110,7 +108,7 @@ class NoticePageButton(BotButton, template=r"pb:fb:(?P<batch>[0-9a-f]{1,32}):(?P
         await respond.send(interaction, embed=embed, view=view, edit=True)
 
 
-class NoticeSaveMenu(BotItem[discord.ui.Select[discord.ui.View]], template=r"pb:fsave"):
+class NoticeSaveMenu(PaperMenu, template=r"pb:fsave"):
     """ "Save a paper…" under a notice: the chosen paper goes to the clicker's library."""
 
     def __init__(self, papers: Sequence[Paper] = (), first: int = 1) -> None:
@@ -122,28 +120,15 @@ class NoticeSaveMenu(BotItem[discord.ui.Select[discord.ui.View]], template=r"pb:
             )
             for n, p in enumerate(papers[: limits.SELECT_OPTIONS], first)
         ]
-        select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
-            custom_id=limits.custom_id("pb", "fsave"),
-            placeholder="📚 Save a paper…",
-            row=0,
-            options=options or [discord.SelectOption(label="(no papers)", value="-")],
-        )
-        super().__init__(select)
-
-    @classmethod
-    def restore(
-        cls, interaction: discord.Interaction[PaperBot], item: discord.ui.Item[Any], match: Match
-    ) -> NoticeSaveMenu:
-        return cls.kept(item)
+        super().__init__(limits.custom_id("pb", "fsave"), options, "📚 Save a paper…")
 
     async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:
-        values = respond.data_of(interaction).get("values") or []
         bot = interaction.client
         paper, new = await save(
             library_of(bot.storage),
             bot.engine,
             interaction.user.id,
-            str(values[0]) if values else "",
+            self.chosen(interaction),
             interaction.guild_id,
             max_saved=bot.settings.library.max_saved,
         )
@@ -167,10 +152,7 @@ class StopFollowButton(
         return cls(match["follow"], match["batch"])
 
     async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:
-        bot = interaction.client
-        if bot.storage is None:
-            raise Refused("Follows are unavailable (no database).")
-        follows = Follows(bot.storage)
+        follows = follows_of(interaction.client, "Follows are unavailable (no database).")
         follow = await follows.get(self.follow_id)
         if follow is None:
             raise Refused("This follow was already stopped. `/follow list` shows yours.")
@@ -182,6 +164,13 @@ class StopFollowButton(
         await follows.remove(follow.follow_id)
         text = f"Stopped following **{markdown.escape(follow.query)}**. No more notices for it."
         await respond.send(interaction, embed=render.note_embed(text), ephemeral=True)
+
+
+def follows_of(bot: PaperBot, without: str) -> Follows:
+    """The bot's follows, or `without` as the answer when it runs with no database."""
+    if bot.storage is None:
+        raise Refused(without)
+    return Follows(bot.storage)
 
 
 def may_stop(interaction: discord.Interaction[PaperBot], follow: Follow) -> bool:

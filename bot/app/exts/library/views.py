@@ -24,7 +24,7 @@ import discord
 
 from bot.app import limits, markdown, refs, render, respond
 from bot.app.exts.library.embeds import library_embed
-from bot.app.items import BotButton, BotItem, Match, pager
+from bot.app.items import BotButton, BotItem, Match, PaperMenu, pager
 from bot.library import actions as library
 from bot.library.store import Library
 
@@ -125,7 +125,7 @@ def _title(engine: SearchEngine, paper_id: str) -> str:
 
 
 class PickMenu(
-    BotItem[discord.ui.Select[discord.ui.View]],
+    PaperMenu,
     template=r"pb:lpick:(?P<user>\d{1,20}):(?P<page>\d{1,5})",
 ):
     """The page's papers: the one picked is what Mark read and Remove act on."""
@@ -152,13 +152,8 @@ class PickMenu(
                     default=picked in (ref, item.paper_id),
                 )
             )
-        select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
-            custom_id=limits.custom_id("pb", "lpick", user_id, view.page if view else page),
-            placeholder="Pick a paper to mark read or remove…",
-            row=0,
-            options=options or [discord.SelectOption(label="(no papers)", value=NONE)],
-        )
-        super().__init__(select)
+        cid = limits.custom_id("pb", "lpick", user_id, view.page if view else page)
+        super().__init__(cid, options, "Pick a paper to mark read or remove…")
         self.user_id = user_id
         self.page = view.page if view else page
 
@@ -172,10 +167,7 @@ class PickMenu(
 
     async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:
         _own(interaction, self.user_id)
-        values = respond.data_of(interaction).get("values") or []
-        await show_library(
-            interaction, self.page, edit=True, picked=str(values[0]) if values else None
-        )
+        await show_library(interaction, self.page, edit=True, picked=self.chosen(interaction))
 
 
 class ReadButton(
