@@ -252,3 +252,20 @@ def test_set_reads_positional_and_named_options() -> None:
     }
     with pytest.raises(ValueError, match="longer than 100 characters"):
         parse_set("09:00 UTC " + "word " * 30)
+
+
+def test_today_is_one_paper_all_day_in_the_console(
+    icml_engine: SearchEngine, tmp_path: Path
+) -> None:
+    """Before the first /daily set (UTC date), after it (Paris: already the next date at
+    23:30 UTC, with a topic leaving that paper out): the same paper."""
+    late = datetime(2025, 3, 1, 23, 30, tzinfo=UTC)
+    term = Terminal(icml_engine, str(tmp_path / "bot.sqlite3"), ManualClock(late))
+    before = term.session("/today")
+    title = re.search(r"📄 Paper of the day\n(.+)\n", before)
+    assert title is not None
+    others = [p for p in icml_engine.papers if render.title_text(p) != title.group(1)]
+    topic = '"' + " ".join(others[0].title.split()[:3]) + '"'
+    after = term.session(f"/daily set 09:00 Europe/Paris {topic}", "/today")
+    assert "Paper of the day is set" in after
+    assert f"📄 Paper of the day\n{title.group(1)}\n" in after
