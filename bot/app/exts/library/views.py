@@ -120,7 +120,8 @@ def _plain(engine: SearchEngine | None, paper_id: str) -> str:
     return limits.truncate(render.title_text(paper) if paper is not None else paper_id, 200)
 
 
-def _title(engine: SearchEngine, paper_id: str) -> str:
+def title_of(engine: SearchEngine, paper_id: str) -> str:
+    """A saved paper's title, escaped for markdown."""
     return markdown.escape(_plain(engine, paper_id))
 
 
@@ -193,7 +194,7 @@ class ReadButton(
         paper_id = await _saved_id(store, self.user_id, self.ref)
         await store.mark_read(self.user_id, paper_id, library.now(), self.read)
         state = "read ✅" if self.read else "unread 🔵"
-        note = f"Marked **{_title(interaction.client.engine, paper_id)}** as {state}."
+        note = f"Marked **{title_of(interaction.client.engine, paper_id)}** as {state}."
         await show_library(interaction, self.page, edit=True, picked=self.ref, note=note)
 
 
@@ -217,7 +218,7 @@ class RemoveButton(BotButton, template=r"pb:lrm:(?P<user>\d{1,20}):(?P<page>\d{1
         store = library.library_of(interaction.client.storage)
         paper_id = await _saved_id(store, self.user_id, self.ref)
         await store.remove(self.user_id, paper_id)
-        note = f"Removed **{_title(interaction.client.engine, paper_id)}** from your library."
+        note = f"Removed **{title_of(interaction.client.engine, paper_id)}** from your library."
         await show_library(interaction, self.page, edit=True, note=note)
 
 
