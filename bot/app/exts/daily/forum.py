@@ -19,6 +19,8 @@ from bot.app.results.citing import carries_marker
 
 MAX_TAGS = 5  # applied_tags on one forum thread (Discord)
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+# What a topic (search syntax) leaves out or filters on: `-word`, `-"a phrase"`, `venue:icml`.
+_NOT_TOPIC = re.compile(r'(?:(?<=\s)|^)-(?:"[^"]*"?|\S+)|\b\w+:(?:"[^"]*"?|\S+)')
 
 
 def _words(text: str) -> list[str]:
@@ -29,7 +31,7 @@ def topic_tag(tags: Sequence[discord.ForumTag], topic: str | None) -> discord.Fo
     """The forum tag naming the topic: the same words (case and punctuation aside), else the
     tag whose words all appear in the topic in order. Moderated tags need Manage Threads, which
     the bot is not asked for: never chosen."""
-    want = _words(topic or "")
+    want = _words(_NOT_TOPIC.sub(" ", topic or ""))
     if not want:
         return None
     usable = [t for t in tags if not t.moderated and _words(t.name)]
