@@ -113,6 +113,33 @@ class PaperButton(BotButton, template=r"(?!)"):
         return button
 
 
+class PaperMenu(BotItem[discord.ui.Select[discord.ui.View]], template=r"(?!)"):
+    """A persistent menu of papers (open one, save one, pick one): built from its options,
+    rebuilt from the click as sent; `chosen` is the value picked (a paper id or key)."""
+
+    def __init__(
+        self, custom_id: str, options: list[discord.SelectOption], placeholder: str
+    ) -> None:
+        select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
+            custom_id=custom_id,
+            placeholder=placeholder,
+            row=0,
+            options=options or [discord.SelectOption(label="(no papers)", value="-")],
+        )
+        super().__init__(select)
+
+    @classmethod
+    def restore(
+        cls, interaction: discord.Interaction[PaperBot], item: discord.ui.Item[Any], match: Match
+    ) -> Self:
+        return cls.kept(item)
+
+    @staticmethod
+    def chosen(interaction: discord.Interaction[PaperBot]) -> str:
+        values = respond.data_of(interaction).get("values") or []
+        return str(values[0]) if values else ""
+
+
 def pager(
     make: Callable[[int, str], BotItem[Button]], page: int, pages: int, *, row: int = 0
 ) -> list[BotItem[Button]]:

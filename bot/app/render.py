@@ -193,13 +193,15 @@ def help_embed(venues: Mapping[str, int], *, ephemeral: bool | None = True) -> d
         name="Your library and follows",
         inline=False,
         value=(
-            "**Save** under any paper keeps it · `/library show` · `/library read paper` · "
+            "Under any paper: **Save** keeps it, **Cite** gives its BibTeX, **More like this** "
+            "finds similar papers · `/library show` (pick a paper, then Mark read or Remove) · "
+            "`/library read paper` · "
             "`/library remove paper` · `/library export format:bibtex|markdown|csv` · "
             "`/library clear` deletes all the bot stores about you\n"
             "`/follow add query [channel]` new papers matching a query, by DM (or in a channel: "
             "Manage Server) · `/follow list` · `/follow remove`"
             if ephemeral is not None
-            else "`/save [N]` · `/library show|read|remove|export|clear` · "
+            else "`/save [N]` · `/cite [N]` · `/library show|read|remove|export|clear` · "
             "`/follow add|list|remove` (see below)"
         ),
     )

@@ -27,6 +27,7 @@ from bot.app.exts.daily.answers import TIME_MAX, TOPIC_MAX, ZONE_MAX
 from bot.app.exts.daily.embeds import daily_embed
 from bot.config import DailySettings
 from bot.console.localdb import ConsoleContext
+from bot.console.text import paper_actions
 from bot.daily.rules import TransientPostError
 from bot.daily.scheduler import DailyRequest, DailyScheduler
 from bot.daily.servers import CONSOLE_CHANNEL, CONSOLE_SERVER
@@ -43,7 +44,7 @@ CHANNEL_NAMES = ("#console", "console", "here")
 OPTIONS = ("channel", "time", "timezone", "topic", "pool")
 DAILY_HELP = """Paper of the day (printed here when due, while the console runs):
   /daily set TIME TIMEZONE [TOPIC...] [pool:new]   e.g. /daily set 09:00 Europe/Paris transport
-  /daily status      /daily off      /today   today's paper (/save keeps it)
+  /daily status      /daily off      /today   today's paper (/save, /cite, more)
 """
 
 
@@ -68,7 +69,7 @@ class TerminalPoster:
             paper = self.engine().paper(paper_id)
         except ValueError as exc:  # UnknownPaper: the corpus was reloaded without it
             raise TransientPostError(f"paper {paper_id} is no longer in the corpus") from exc
-        self.announce(daily_embed(paper, local_date, marker), f"/save {paper.id} keeps it.\n")
+        self.announce(daily_embed(paper, local_date), paper_actions(paper.id))
         return wallclock.time_ns() // 1_000_000  # a message id, as Discord would return one
 
     async def find_existing(
@@ -234,6 +235,8 @@ class LocalDaily:
 
         answer = self.db.wait(go())
         self.show(answer.embed)
+        if answer.paper is not None:
+            self.write(paper_actions() + "\n")
         if answer.jump_url:
             self.write("Posted in #console today.\n\n")
         return answer.paper

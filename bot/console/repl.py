@@ -33,7 +33,8 @@ from bot.console.daily import DAILY_HELP, LocalDaily
 from bot.console.foryou import FORYOU_HELP, ConsoleForYou
 from bot.console.library import LIBRARY_HELP, LOCAL_USER, LocalLibrary
 from bot.console.localdb import ConsoleContext, LocalDatabase
-from bot.console.text import embed_text, result_notes
+from bot.console.text import embed_text, paper_actions, result_notes
+from bot.library import citation
 from bot.papers.records import Paper
 from bot.search.engine import SearchEngine
 from bot.search.results import SearchError, SearchResult
@@ -45,6 +46,7 @@ CONSOLE_HELP = """Console commands (the Discord buttons are words here):
   /paper TITLE|ID    one paper in full    open N        open hit N of this page
   /similar TITLE|ID  papers like it       more          papers like the last opened one
   /random [VENUE]    a random paper       /help, quit
+  /cite [N|TITLE|ID] the BibTeX of the paper on screen (or hit N), as /library export writes it
   /new [DAYS] [VENUE] papers added in the last DAYS days (default 7), newest first
   /reload            re-read the settings and corpus files (the old ones stay if broken)
 """
@@ -135,6 +137,7 @@ class Console:
     def show_paper(self, paper: Paper) -> None:
         self.paper = paper
         self.show(render.paper_embed(paper))
+        self.write(paper_actions() + "\n")
 
     def handle(self, line: str) -> bool:
         """Run one command line; False means quit. User mistakes print a short message."""
@@ -180,6 +183,10 @@ class Console:
                 self.paper = today
         elif name == "save":
             self._save(rest)
+        elif name == "cite":
+            chosen = self._chosen(rest)
+            if chosen is not None:
+                self.write(citation(chosen) + "\n")
         elif name == "help":
             self.show(render.help_embed(self.engine.venues(), ephemeral=None))
             self.write(CONSOLE_HELP + LIBRARY_HELP + FORYOU_HELP + DAILY_HELP)
@@ -209,17 +216,21 @@ class Console:
             self.write(f"Unknown command {name!r}.\n" + CONSOLE_HELP)
         return True
 
-    def _save(self, rest: str) -> None:
-        """`/save` the paper on screen, or `/save N` hit N of the results (the Save button)."""
+    def _chosen(self, rest: str) -> Paper | None:
+        """The paper a button would act on: hit N of the results, a title or id, else the
+        paper on screen (None, said, when there is none)."""
         if rest:
             ranks = {str(hit.rank): hit.paper for hit in (self.result.hits if self.result else [])}
-            paper = ranks.get(rest) or self.engine.paper(_unquote(rest))
-        elif self.paper is not None:
-            paper = self.paper
-        else:
+            return ranks.get(rest) or self.engine.paper(_unquote(rest))
+        if self.paper is None:
             self.write("Open a paper first (/paper, /random or open N), or give a hit number.\n")
-            return
-        self.library.save(paper)
+        return self.paper
+
+    def _save(self, rest: str) -> None:
+        """`/save` the paper on screen, or `/save N` hit N of the results (the Save button)."""
+        paper = self._chosen(rest)
+        if paper is not None:
+            self.library.save(paper)
 
     def _reload(self) -> None:
         """The same load-validate-swap as /admin reload, in the foreground (no event loop)."""

@@ -99,3 +99,11 @@ def result_notes(result: SearchResult) -> str:
     if result.sort in SORT_TEXT and asked:
         lines.append(f"Sorted {SORT_TEXT[result.sort]}.")
     return "".join(f"{line}\n" for line in lines)
+
+
+def paper_actions(paper_id: str | None = None) -> str:
+    """The buttons under a paper (Save, Cite, More like this) as the console's commands: for
+    the paper on screen, or for `paper_id` (a post printed while another paper is open)."""
+    if paper_id is None:
+        return "/save keeps it · /cite gives its BibTeX · more: papers like it\n"
+    return f"/save {paper_id} keeps it · /cite {paper_id} its BibTeX · /similar {paper_id}\n"

@@ -16,7 +16,13 @@ from zoneinfo import ZoneInfo
 from bot.config import DailySettings
 from bot.daily.picking import Picker
 from bot.daily.records import Pick, PostOutcome, Schedule
-from bot.daily.rules import PermanentPostError, Poster, TransientPostError, next_local_midnight
+from bot.daily.rules import (
+    PermanentPostError,
+    Poster,
+    TransientPostError,
+    next_local_midnight,
+    posted,
+)
 from bot.daily.tables import DailyTables
 from bot.storage.store import Storage
 from bot.timing import Clock, backoff
@@ -62,7 +68,10 @@ class Delivery:
             else:
                 error = "the day ended before the post was confirmed"
             if found is not None:
-                await self.tables.mark_sent(pick.guild_id, pick.local_date, found, now)
+                where = posted(found)
+                await self.tables.mark_sent(
+                    pick.guild_id, pick.local_date, where.message_id, now, where.channel_id
+                )
             elif not await self.tables.mark_failed(
                 pick.guild_id, pick.local_date, error, now, owner=self.owner
             ):
@@ -96,8 +105,13 @@ class Delivery:
             except PermanentPostError as exc:
                 return await self._stop(pick, day, now, exc.reason)
             if found is not None:
-                await self.tables.mark_sent(guild_id, pick.local_date, found, now, channel)
-                log.info("guild %d: %s was already posted (message %d)", guild_id, day, found)
+                where = posted(found)
+                await self.tables.mark_sent(
+                    guild_id, pick.local_date, where.message_id, now, where.channel_id or channel
+                )
+                log.info(
+                    "guild %d: %s was already posted (message %d)", guild_id, day, where.message_id
+                )
                 return PostOutcome(guild_id, day, "found", pick.paper_id)
         # Not on Discord: if its paper left the corpus meanwhile, post another one.
         async with self.picker.lock:
@@ -123,8 +137,10 @@ class Delivery:
             return PostOutcome(guild_id, day, "claimed", pick.paper_id)
         pick = claimed
         try:
-            message_id = await self.poster.post(
-                guild_id, schedule.channel_id, pick.paper_id, day, pick.marker
+            sent = posted(
+                await self.poster.post(
+                    guild_id, schedule.channel_id, pick.paper_id, day, pick.marker
+                )
             )
         except TransientPostError as exc:
             return await self._retry(pick, day, tz, now, exc, exc.retry_after)
@@ -137,9 +153,11 @@ class Delivery:
         # (recorded or not, the next attempt finds the message and says so), so the logs
         # account for every post Discord accepted.
         log.info(
-            "guild %d: posted %s for %s (message %d)", guild_id, pick.paper_id, day, message_id
+            "guild %d: posted %s for %s (message %d)", guild_id, pick.paper_id, day, sent.message_id
         )
-        await self.tables.mark_sent(guild_id, pick.local_date, message_id, self.clock.now())
+        await self.tables.mark_sent(
+            guild_id, pick.local_date, sent.message_id, self.clock.now(), sent.channel_id
+        )
         return PostOutcome(guild_id, day, "sent", pick.paper_id)
 
     @staticmethod

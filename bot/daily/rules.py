@@ -231,18 +231,33 @@ def one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__
 
 
+@dataclass(frozen=True, slots=True)
+class Posted:
+    """Where a post went when that is not simply a message in the schedule's channel: a forum
+    post is a thread of its own (`channel_id`), whose starter message is the post."""
+
+    message_id: int
+    channel_id: int | None = None
+
+
+def posted(result: int | Posted) -> Posted:
+    """A poster's answer (a message id, or a `Posted`) as a `Posted`."""
+    return result if isinstance(result, Posted) else Posted(result)
+
+
 class Poster(Protocol):
     """What the Discord side implements. `marker` must be findable in the sent message."""
 
     async def post(
         self, guild_id: int, channel_id: int, paper_id: str, local_date: date, marker: str
-    ) -> int:
-        """Send the paper; return the message id. Raise Transient/PermanentPostError."""
+    ) -> int | Posted:
+        """Send the paper; return the message id (or a `Posted`). Raise
+        Transient/PermanentPostError."""
         ...
 
     async def find_existing(
         self, channel_id: int, marker: str, since: datetime | None = None
-    ) -> int | None:
+    ) -> int | Posted | None:
         """The id of a message in the channel carrying `marker`, if any: every message
         created after `since` is looked at (else only recent ones)."""
         ...

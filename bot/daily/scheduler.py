@@ -210,8 +210,12 @@ class DailyScheduler:
         old = await self.tables.get_schedule(guild_id)
         topic_changed = (old.topic if old else None) != topic
         if mode != await self.pool_mode(guild_id):
-            topic_changed = True  # today's unposted pick was drawn from the other pool
+            topic_changed = True  # the unposted picks were drawn from the other pool
             await self.picker.set_pool_mode(guild_id, mode)
+        # /today is one paper all day: the pick it showed under the old zone (UTC without a
+        # schedule) stays today's, even when the new zone's date differs or the topic or pool
+        # changed; those apply from the next day nobody has seen.
+        seen = local_date(now, ZoneInfo(old.timezone) if old else ZoneInfo("UTC"))
         schedule = await self.tables.save_schedule(
             guild_id,
             request.channel_id,
@@ -220,7 +224,8 @@ class DailyScheduler:
             topic,
             start.isoformat(),
             now,
-            drop_pending_from=today.isoformat() if topic_changed else None,
+            drop_pending_from=(today + timedelta(days=1)).isoformat() if topic_changed else None,
+            carry=(seen.isoformat(), today.isoformat()) if seen != today else None,
         )
         self._hold.pop(guild_id, None)
         log.info(

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from bot.daily.records import Pick, PoolState, Schedule
+from bot.daily.rules import pick_marker
 from bot.storage.core import StorageCore
 from bot.storage.rows import from_row, ts
 from bot.storage.schema import Conn, StorageError
@@ -56,11 +57,15 @@ class DailyTables:
         start_date: str,
         now: datetime,
         drop_pending_from: str | None = None,
+        carry: tuple[str, str] | None = None,
     ) -> Schedule:
         """Enable (or replace) a schedule, clearing any stop reason.
 
         `drop_pending_from`: forget picks from that local date on that were never attempted,
-        so a new topic applies to today's not-yet-posted pick.
+        so a new topic applies to the next day nobody has seen yet. `carry` (from, to): the
+        pick /today showed for the date `from` (the old zone's today) becomes the pick of
+        `to` (the new zone's today) when it was never attempted, so a change of zone does not
+        change the paper of the day a member already saw.
         """
 
         def q(c: Conn) -> Schedule:
@@ -73,6 +78,8 @@ class DailyTables:
                 "start_date = excluded.start_date, updated_at = excluded.updated_at",
                 (guild_id, channel_id, time, timezone, topic, start_date, ts(now)),
             )
+            if carry is not None:  # first: the carried pick may be dated after today
+                _carry_pick(c, guild_id, *carry)
             if drop_pending_from is not None:
                 c.execute(
                     "DELETE FROM picks WHERE guild_id = ? AND local_date >= ? "
@@ -360,6 +367,25 @@ class DailyTables:
 
 _UNCLAIM = "claim_owner = NULL, claim_until = NULL"
 _PICK = "SELECT * FROM picks WHERE guild_id = ? AND local_date = ?"
+
+
+def _unseen(pick: Pick) -> bool:
+    return pick.state == "pending" and pick.attempts == 0
+
+
+def _carry_pick(c: Conn, guild_id: int, old_day: str, new_day: str) -> None:
+    """Move the never-attempted pick of `old_day` to `new_day`, unless `new_day` already has
+    an attempted one (then that post is the day's)."""
+    row = c.execute(_PICK, (guild_id, old_day)).fetchone()
+    there = c.execute(_PICK, (guild_id, new_day)).fetchone()
+    if row is None or not _unseen(_pick(row)) or (there is not None and not _unseen(_pick(there))):
+        return
+    moved = _pick(row)
+    c.execute("DELETE FROM picks WHERE guild_id = ? AND local_date = ?", (guild_id, new_day))
+    c.execute(
+        "UPDATE picks SET local_date = ?, marker = ? WHERE guild_id = ? AND local_date = ?",
+        (new_day, pick_marker(guild_id, new_day, moved.paper_id), guild_id, old_day),
+    )
 
 
 def _stop(c: Conn, guild_id: int, reason: str, now: datetime) -> None:

@@ -167,3 +167,9 @@ def since(period: str, at: datetime) -> datetime | None:
         raise Refused("Period must be week, month or all.")
     span = PERIODS[period]
     return None if span is None else at - span
+
+
+def citation(paper: Paper) -> str:
+    """One paper's BibTeX, exactly as `/library export format:bibtex` writes it (the same
+    writer: the source's own entry when it has one, else the generated one), for Cite."""
+    return export.to_bibtex([export.Entry(paper, now(), False)])

@@ -141,7 +141,7 @@ async def test_extreme_corpus_gets_no_refusal_and_no_late_answer(
     assert detail.embed["footer"]["text"].startswith("id: https://example.org/")
     assert f"pb:more:{key}" in detail.custom_ids
     link_buttons = [c for c in iter_components(detail.components) if c.get("style") == 5]
-    assert [b["label"] for b in link_buttons] == ["Code", "Project page", "Code"]
+    assert [b["label"] for b in link_buttons] == ["Code", "Code", "Code"]  # PDF and Code first
     more = await final(await fake.click(detail, f"pb:more:{key}"))
     assert page_heading(more.data).startswith("More like: ")
     similar_next = next(c for c in more.custom_ids if c.startswith("pb:l:2:"))

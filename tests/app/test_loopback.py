@@ -191,7 +191,14 @@ async def test_search_page_buttons_detail_more_like_and_share(
     embed = detail.embed
     assert embed["footer"]["text"].startswith(f"id: {chosen_id}")
     assert [f["name"] for f in embed["fields"]][:2] == ["Authors", "Venue"]
-    assert detail.custom_ids == [f"pb:more:{chosen_id}", f"pb:save:{chosen_id}", "pb:share"]
+    assert detail.custom_ids == [
+        f"pb:more:{chosen_id}",
+        f"pb:save:{chosen_id}",
+        f"pb:cite:{chosen_id}",
+        "pb:share",
+        f"pb:up:{chosen_id}",
+        f"pb:down:{chosen_id}",
+    ]
 
     more = await fake.click(detail, f"pb:more:{chosen_id}")
     similar = await answered(more, type=4, ephemeral=True)

@@ -131,7 +131,13 @@ def test_long_ids_travel_as_keys_in_components() -> None:
     key = refs.key_of(paper.id)
     view = paper_view(paper.id, [], share=False)
     ids = [c.custom_id for c in view.children if hasattr(c, "custom_id")]
-    assert ids == [f"pb:more:{key}", f"pb:save:{key}"]
+    assert ids == [
+        f"pb:more:{key}",
+        f"pb:save:{key}",
+        f"pb:cite:{key}",
+        f"pb:up:{key}",
+        f"pb:down:{key}",
+    ]
     result = SearchResult("q", [Hit(paper, 1.0, "", 1)], total=1)
     view = results_layout(result, PageState("s", "q"), page_texts(result), share=False)
     [menu] = [c for c in view.walk_children() if isinstance(c, discord.ui.DynamicItem)][:1]

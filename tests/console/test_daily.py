@@ -33,7 +33,7 @@ from bot.storage.store import Storage
 
 START = datetime(2025, 3, 1, 6, 0, tzinfo=UTC)  # 07:00 in Paris
 DUE = datetime(2025, 3, 1, 8, 0, tzinfo=UTC)  # 09:00 in Paris
-POSTED = re.compile(r"^/save (\S+) keeps it\.$", re.M)
+POSTED = re.compile(r"^/save (\S+) keeps it · /cite \1 its BibTeX · /similar \1$", re.M)
 WAIT = 30.0  # seconds; generous for a loaded machine, only reached when a test fails
 
 
@@ -157,7 +157,9 @@ def test_set_status_post_once_restart_next_day_and_off(
     assert "2025-03-01 09:00 CET (Europe/Paris) · 2025-03-01 08:00 UTC" in first
     assert "(in 2 hours)" in first  # the relative time, against the console's clock
     assert first.count("📄 Paper of the day") == 1
-    assert re.search(r"\n-- Paper of the day · Saturday 1 March 2025 · .*potd-2025-03-01-", first)
+    assert re.search(r"\n-- Paper of the day · Saturday 1 March 2025\b", first)
+    assert "potd-" not in first  # no internal token in any footer
+    assert "/cite " in first  # the post's buttons, as console commands
     [day_one] = term.posts()
     title = render.title_text(icml_engine.paper(day_one))
     assert f"Last post: {title} · 2025-03-01" in first
@@ -174,7 +176,8 @@ def test_set_status_post_once_restart_next_day_and_off(
     assert len(term.posts()) == 2
     day_two = term.posts()[1]
     assert day_two != day_one
-    assert re.search(r"\n-- Paper of the day · Sunday 2 March 2025 · .*potd-2025-03-02-", second)
+    assert re.search(r"\n-- Paper of the day · Sunday 2 March 2025\b", second)
+    assert "potd-" not in second
     assert "Posted in #console today." in second  # /today shows the post of the day
 
     # Off stops it: the next due time passes without a post, here and after a restart.
@@ -249,3 +252,20 @@ def test_set_reads_positional_and_named_options() -> None:
     }
     with pytest.raises(ValueError, match="longer than 100 characters"):
         parse_set("09:00 UTC " + "word " * 30)
+
+
+def test_today_is_one_paper_all_day_in_the_console(
+    icml_engine: SearchEngine, tmp_path: Path
+) -> None:
+    """Before the first /daily set (UTC date), after it (Paris: already the next date at
+    23:30 UTC, with a topic leaving that paper out): the same paper."""
+    late = datetime(2025, 3, 1, 23, 30, tzinfo=UTC)
+    term = Terminal(icml_engine, str(tmp_path / "bot.sqlite3"), ManualClock(late))
+    before = term.session("/today")
+    title = re.search(r"📄 Paper of the day\n(.+)\n", before)
+    assert title is not None
+    others = [p for p in icml_engine.papers if render.title_text(p) != title.group(1)]
+    topic = '"' + " ".join(others[0].title.split()[:3]) + '"'
+    after = term.session(f"/daily set 09:00 Europe/Paris {topic}", "/today")
+    assert "Paper of the day is set" in after
+    assert f"📄 Paper of the day\n{title.group(1)}\n" in after

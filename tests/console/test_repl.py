@@ -16,6 +16,7 @@ import pytest
 from bot.config import PROJECT_ROOT
 from bot.console.repl import Console
 from bot.console.text import embed_text, markdown_text
+from bot.library import citation
 from bot.search.engine import SearchEngine
 from tests.search import querycorpus
 
@@ -52,6 +53,19 @@ def test_paper_random_similar_help(icml_engine: SearchEngine) -> None:
     assert "More like: " in out
     assert "ICML 2026: 19 papers" in out
     assert "open N" in out
+
+
+def test_cite_is_the_library_exports_bibtex_for_the_paper_on_screen_or_hit_n(
+    icml_engine: SearchEngine,
+) -> None:
+    paper = icml_engine.papers[2]
+    _code, out = run(icml_engine, f"/cite\n/paper {paper.id}\n/cite\n/search training\n/cite 1\n")
+    assert "Open a paper first" in out
+    assert "/save keeps it · /cite gives its BibTeX · more: papers like it" in out
+    assert citation(paper) in out
+    _code, first = run(icml_engine, "/search training\nopen 1\n")
+    [opened] = [p for p in icml_engine.papers if f"-- id: {p.id}" in first]
+    assert citation(opened) in out
 
 
 def test_mistakes_get_a_message_and_the_console_goes_on(icml_engine: SearchEngine) -> None:

@@ -379,10 +379,14 @@ async def test_corpus_changes(h):
     assert {"e", "f"} <= set(papers)
 
 
-async def test_new_topic_replaces_an_unposted_today_pick(h):
+async def test_a_new_topic_keeps_the_pick_today_showed_and_applies_from_tomorrow(h):
     h.corpus.topics["rl"] = ["p005"]
-    assert await h.sched.today(1) in CORPUS
+    shown = await h.sched.today(1)
+    assert shown in CORPUS
+    assert shown != "p005"
     await h.sched.set_schedule(DailyRequest(1, 10, "09:00", "UTC", topic="rl"))
+    assert await h.sched.today(1) == shown  # /today is one paper all day
+    h.clock.current += timedelta(days=1)
     assert await h.sched.today(1) == "p005"
 
 

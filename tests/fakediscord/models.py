@@ -116,6 +116,8 @@ class FakeChannel:
     owner_id: str | None = None
     recipients: list[FakeUser] = field(default_factory=list)
     last_message_id: str | None = None
+    flags: int = 0
+    available_tags: list[JSON] = field(default_factory=list)  # a forum's (type 15) tags
 
     @property
     def is_thread(self) -> bool:
@@ -141,7 +143,7 @@ class FakeChannel:
             "name": self.name,
             "parent_id": self.parent_id,
             "nsfw": self.nsfw,
-            "flags": 0,
+            "flags": self.flags,
             "rate_limit_per_user": 0,
             "last_message_id": self.last_message_id,
         }
@@ -161,6 +163,15 @@ class FakeChannel:
             )
         else:
             data.update(position=self.position, permission_overwrites=[], topic=self.topic)
+            if self.type == 15:
+                data.update(
+                    available_tags=self.available_tags,
+                    default_auto_archive_duration=1440,
+                    default_thread_rate_limit_per_user=0,
+                    default_reaction_emoji=None,
+                    default_sort_order=None,
+                    default_forum_layout=0,
+                )
             if self.type == 2:
                 data.update(bitrate=64000, user_limit=0, rtc_region=None)
         return data

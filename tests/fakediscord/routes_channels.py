@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 import discord
 
 from .models import JSON, FakeChannel, snowflake
-from .rest import NO_CONTENT, ApiError, Call, Router, require_message_body
+from .rest import NO_CONTENT, ApiError, Call, Router, invalid_form_body, require_message_body
+from .rules_forum import FORUM, TAG_REQUIRED, forum_refusals, missing_required_tag
 
 if TYPE_CHECKING:
     from .server import FakeDiscord
@@ -131,7 +132,36 @@ def register(router: Router, fake: FakeDiscord) -> None:
         return data
 
     async def thread_without_message(call: Call) -> JSON:
-        return await make_thread(channel_of(call, need=CREATE_THREADS), call.json or {}, None)
+        probe = world.channel(call.params["channel_id"])
+        if probe is None or probe.type != FORUM:
+            return await make_thread(channel_of(call, need=CREATE_THREADS), call.json or {}, None)
+        return await forum_post(call, channel_of(call, need=SEND))
+
+    async def forum_post(call: Call, forum: FakeChannel) -> JSON:
+        """A forum thread and its starter message (the message's id is the thread's)."""
+        body = call.json or {}
+        refused = forum_refusals(forum, body)
+        if refused:
+            fake.rest.refused.append(call)
+            raise invalid_form_body(refused)
+        if missing_required_tag(forum, body):
+            raise ApiError(400, *TAG_REQUIRED)
+        thread_id = snowflake()
+        data = await make_thread(forum, body, thread_id)
+        data["applied_tags"] = [str(t) for t in body.get("applied_tags") or []]
+        thread = world.channel(thread_id)
+        assert thread is not None
+        message = store.create(body["message"], channel=thread, author=world.bot_user, id=thread_id)
+        await fake.echo("MESSAGE_CREATE", message)
+        return {**data, "message": copy.deepcopy(message)}
+
+    async def active_threads(call: Call) -> JSON:
+        guild = world.guild_by_id(call.params["guild_id"])
+        if guild is None:
+            raise ApiError(404, 10004, "Unknown Guild")
+        ids = {c.id for c in guild.channels if c.is_thread}
+        threads = [copy.deepcopy(t) for t in world.threads.items if t["id"] in ids]
+        return {"threads": threads, "members": [t["member"] for t in threads if "member" in t]}
 
     async def no_content(call: Call) -> object:
         channel_of(call)
@@ -172,6 +202,7 @@ def register(router: Router, fake: FakeDiscord) -> None:
     add("DELETE", base + "/messages/{message_id}", delete_message)
     add("POST", base + "/messages/{message_id}/threads", thread_from_message)
     add("POST", base + "/threads", thread_without_message)
+    add("GET", "/guilds/{guild_id}/threads/active", active_threads)
     add("POST", base + "/typing", no_content)
     add("PUT", base + "/messages/{message_id}/reactions/{emoji}/@me", react)
     add("DELETE", base + "/messages/{message_id}/reactions/{emoji}/@me", no_content)

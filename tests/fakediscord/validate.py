@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from . import rules_components
+from . import rules_components, rules_forum
 from . import spec as spec_module
 from .rules_messages import Path, Refusal, message_refusals, too_long
 
@@ -166,6 +166,7 @@ HAND_RULES: list[tuple[str, re.Pattern[str], Callable[[Any], list[Refusal]]]] = 
     ("POST", re.compile(r"/interactions/[^/]+/[^/]+/callback"), callback_refusals),
     ("POST", re.compile(r"/channels/[^/]+(?:/messages/[^/]+)?/threads"), thread_refusals),
     *rules_components.HAND_RULES,
+    ("POST", re.compile(r"/channels/[^/]+/threads"), rules_forum.thread_body_refusals),
 ]
 
 

@@ -96,7 +96,7 @@ async def test_corpus_record_claims_and_forgetting(storage: Storage) -> None:
     await follows.disable(also.follow_id, "closed DMs")
     assert {f.follow_id for f in await follows.active()} == {mine.follow_id, chan.follow_id}
     counts = await Library(storage).forget_user(1)
-    assert counts == {"saved papers": 0, "reactions": 0, "follows": 2}
+    assert counts == {"saved papers": 0, "reactions": 0, "follows": 2, "ratings": 0}
     assert await follows.personal(1) == []
     assert await follows.delivered("dm:1") == []
     [kept] = await follows.of_guild(9)  # the server's channel follow stays, creator forgotten

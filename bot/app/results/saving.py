@@ -28,15 +28,6 @@ def save_button(paper_id: str) -> SaveButton | None:
     return SaveButton(paper_id)
 
 
-def save_view(paper_id: str) -> discord.ui.View:
-    """A view holding only the Save button (the daily post, /today)."""
-    view = discord.ui.View(timeout=None)
-    button = save_button(paper_id)
-    if button is not None:
-        view.add_item(button)
-    return view
-
-
 class SaveButton(PaperButton, template=re.compile(r"pb:save:(?P<ref>.+)", re.S)):
     """Save under a paper: adds it to the clicker's library; the answer only they see."""
 

@@ -8,8 +8,9 @@ is built by `limits.custom_id`:
     pb:open                                the menu opening one hit (the value is the paper)
     pb:more:{paper}                        "More like this" on a paper's detail
     pb:share                               post this ephemeral reply to the channel
-    pb:save:…                              Save (`saving`); each feature's own buttons are in
-                                           its package (bot/app/exts/<feature>/views.py)
+    pb:save:…, pb:cite:…                   Save (`saving`), Cite (`citing`); each feature's
+                                           own buttons are in its package
+                                           (bot/app/exts/<feature>/views.py)
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.app import limits, refs, render, respond
-from bot.app.items import BotButton, BotItem, Button, Match, PaperButton
-from bot.app.results import rating, saving
+from bot.app.items import BotButton, Button, Match, PaperButton, PaperMenu
+from bot.app.results import citing, rating, saving
 from bot.app.results.embeds import PageText, page_of, page_texts
 from bot.app.results.pages import (
     QUERY_IN_MESSAGE,
@@ -94,19 +95,54 @@ def page_controls(
     return items
 
 
-def paper_view(paper_id: str, links: list[tuple[str, str]], *, share: bool) -> discord.ui.View:
-    """ "More like this", Share, and up to three link buttons (URLs from `render.found_links`,
-    already well formed)."""
-    view = discord.ui.View(timeout=None)
-    view.add_item(MoreLikeButton(paper_id))
-    save = saving.save_button(paper_id)
-    if save is not None:
-        view.add_item(save)
+# Links shown as buttons under a paper, best first: the title already opens its page.
+LINK_ORDER = ("PDF", "Code", "Paper page", "Proceedings", "Project page")
+PAPER_LINKS = 3  # link buttons under a paper (row 1)
+
+
+def link_buttons(links: list[tuple[str, str]], limit: int = PAPER_LINKS) -> list[Button]:
+    """Up to `limit` link buttons, PDF and Code first (URLs from `render.found_links`, already
+    well formed; one too long for a button is left to the embed's Links field)."""
+    usable = [(label, url) for label, url in links if len(url) <= limits.LINK_URL]
+    usable.sort(key=lambda pair: LINK_ORDER.index(pair[0]) if pair[0] in LINK_ORDER else 9)
+    return [
+        discord.ui.Button(label=label[: limits.BUTTON_LABEL], url=url, row=1)
+        for label, url in usable[:limit]
+    ]
+
+
+def paper_items(
+    paper_id: str, links: list[tuple[str, str]], *, share: bool, marker: str | None = None
+) -> list[discord.ui.Item[Any]]:
+    """What goes under one paper (a hit opened, /paper, /random, /today, the daily post): row 0
+    More like this, Save, Cite and (ephemeral answers) Share; row 1 its links; row 2 👍 / 👎
+    (`rating.rating_buttons`, For you's signals). `marker`: the daily post's, carried
+    by its Cite button (`citing.PostCiteButton`) instead of a visible footer."""
+    cite = (
+        citing.CiteButton(paper_id) if marker is None else citing.PostCiteButton(paper_id, marker)
+    )
+    items: list[discord.ui.Item[Any]] = [
+        MoreLikeButton(paper_id),
+        saving.SaveButton(paper_id),
+        cite,
+    ]
     if share:
-        view.add_item(ShareButton())
-    for label, url in links[:3]:
-        if len(url) <= limits.LINK_URL:
-            view.add_item(discord.ui.Button(label=label[: limits.BUTTON_LABEL], url=url))
+        items.append(ShareButton())
+    for item in items:
+        item.row = 0
+    rates = rating.rating_buttons(paper_id)
+    for item in rates:
+        item.row = 2
+    return [*items, *link_buttons(links), *rates]
+
+
+def paper_view(
+    paper_id: str, links: list[tuple[str, str]], *, share: bool, marker: str | None = None
+) -> discord.ui.View:
+    """A view holding `paper_items`."""
+    view = discord.ui.View(timeout=None)
+    for item in paper_items(paper_id, links, share=share, marker=marker):
+        view.add_item(item)
     return view
 
 
@@ -204,7 +240,7 @@ class PageButton(
         )
 
 
-class OpenMenu(BotItem[discord.ui.Select[discord.ui.View]], template=r"pb:open"):
+class OpenMenu(PaperMenu, template=r"pb:open"):
     """The menu listing the hits on screen; picking one opens its detail."""
 
     def __init__(self, result: SearchResult | None = None) -> None:
@@ -227,22 +263,10 @@ class OpenMenu(BotItem[discord.ui.Select[discord.ui.View]], template=r"pb:open")
                     description=limits.truncate(meta, limits.OPTION_DESCRIPTION) or None,
                 )
             )
-        select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
-            custom_id=limits.custom_id("pb", "open"),
-            placeholder="Open a paper…",
-            options=options or [discord.SelectOption(label="(no papers)", value="-")],
-        )
-        super().__init__(select)
-
-    @classmethod
-    def restore(
-        cls, interaction: discord.Interaction[PaperBot], item: discord.ui.Item[Any], match: Match
-    ) -> OpenMenu:
-        return cls.kept(item)
+        super().__init__(limits.custom_id("pb", "open"), options, "Open a paper…")
 
     async def answer(self, interaction: discord.Interaction[PaperBot]) -> None:
-        values = respond.data_of(interaction).get("values") or []
-        ref = str(values[0]) if values else ""
+        ref = self.chosen(interaction)
         await show_paper(interaction, ref, ephemeral=ephemeral_default(interaction))
 
 
@@ -344,4 +368,5 @@ ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     MoreLikeButton,
     ShareButton,
     *saving.ITEMS,
+    *citing.ITEMS,
 )

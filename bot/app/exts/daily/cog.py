@@ -29,12 +29,13 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import limits, respond
+from bot.app import limits, render, respond
 from bot.app.checks import WORDS, manager_group, manager_only, stored_text
 from bot.app.exts.daily import answers
 from bot.app.exts.daily.answers import TIME_MAX, TOPIC_MAX, ZONE_MAX
+from bot.app.exts.daily.forum import forum_tags, tag_problem
 from bot.app.exts.daily.poster import DiscordPoster, missing_permissions
-from bot.app.results.saving import save_view
+from bot.app.results.views import paper_view
 from bot.app.workers import off_loop
 from bot.daily.rules import zone_names
 from bot.daily.scheduler import DailyRequest, DailyScheduler
@@ -93,6 +94,33 @@ def zone_choices(current: str, limit: int = limits.CHOICES) -> list[str]:
         elif want in lower:
             inside.append(canonical)
     return (starts + parts + inside)[:limit]
+
+
+PostTarget = discord.TextChannel | discord.ForumChannel
+
+
+class DailyChannel(app_commands.Transformer["PaperBot"]):
+    """The `/daily set` channel: text, announcement or forum. discord.py offers media channels
+    with `ForumChannel`; a media post must carry a file, so they are neither offered nor taken."""
+
+    KINDS = (discord.ChannelType.text, discord.ChannelType.news, discord.ChannelType.forum)
+
+    @property
+    def type(self) -> discord.AppCommandOptionType:
+        return discord.AppCommandOptionType.channel
+
+    @property
+    def channel_types(self) -> list[discord.ChannelType]:
+        return list(self.KINDS)
+
+    async def transform(
+        self, interaction: discord.Interaction[PaperBot], value: object, /
+    ) -> PostTarget:
+        resolve = getattr(value, "resolve", None)
+        resolved = resolve() if callable(resolve) else value
+        if isinstance(resolved, PostTarget) and resolved.type in self.KINDS:
+            return resolved
+        raise app_commands.TransformerError(value, discord.AppCommandOptionType.channel, self)
 
 
 class Daily(commands.Cog):
@@ -162,7 +190,7 @@ class Daily(commands.Cog):
 
     @daily.command(name="set", description="Post a paper every day in a channel at a local time")
     @app_commands.describe(
-        channel="Where to post (I need Send Messages, Embed Links, Read Message History)",
+        channel="A text channel, or a forum (each day a post, tagged with the topic)",
         time="Local time, 24-hour HH:MM, for example 09:00",
         timezone="IANA time zone such as Europe/Paris (start typing a city)",
         topic="Only papers matching these words (search syntax); empty: every paper",
@@ -173,7 +201,7 @@ class Daily(commands.Cog):
     async def set_daily(
         self,
         interaction: discord.Interaction[PaperBot],
-        channel: discord.TextChannel,
+        channel: app_commands.Transform[PostTarget, DailyChannel],
         time: app_commands.Range[str, 1, TIME_MAX],
         timezone: app_commands.Range[str, 1, ZONE_MAX],
         topic: app_commands.Range[str, 1, TOPIC_MAX] | None = None,
@@ -187,7 +215,7 @@ class Daily(commands.Cog):
         embed = await respond.soon(interaction, self._set(channel, request))
         await respond.send(interaction, embed=embed, ephemeral=True)
 
-    async def _set(self, channel: discord.TextChannel, request: DailyRequest) -> discord.Embed:
+    async def _set(self, channel: PostTarget, request: DailyRequest) -> discord.Embed:
         bad = answers.check_input(request)
         if bad is not None:
             return bad
@@ -199,14 +227,22 @@ class Daily(commands.Cog):
                 "`/daily set` again."
             )
         notes = []
-        if optional and self.bot.settings.daily.open_thread:
+        if isinstance(channel, discord.ForumChannel):
+            topic = (request.topic or "").strip() or None
+            problem = tag_problem(channel, topic)
+            if problem is not None:
+                return answers.refused(problem)
+            tags = forum_tags(channel, topic)
+            tagged = f", tagged “{tags[0].name}”" if tags else ""
+            notes.append(f"Each day's paper is a post in the forum {channel.mention}{tagged}.")
+        elif optional and self.bot.settings.daily.open_thread:
             notes.append(
                 f"Posts will have no discussion thread: I'm missing "
                 f"{', '.join(optional)} in {channel.mention} (optional)."
             )
         return await answers.set_answer(self.sched, request, notes)
 
-    def _missing_in(self, channel: discord.TextChannel) -> tuple[list[str], list[str]]:
+    def _missing_in(self, channel: PostTarget) -> tuple[list[str], list[str]]:
         me = channel.guild.me
         if me is None:  # not cached (should not happen with the guilds intent): let Discord say
             return [], []
@@ -259,7 +295,7 @@ class Daily(commands.Cog):
             embed=answer.embed,
             content=content,
             ephemeral=ephemeral,
-            view=save_view(answer.paper.id),
+            view=paper_view(answer.paper.id, render.found_links(answer.paper), share=ephemeral),
         )
 
 

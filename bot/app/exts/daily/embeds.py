@@ -1,12 +1,13 @@
-"""Embeds of the paper of the day: the daily post itself, `/daily status` and `/daily set`.
+"""Embeds of the paper of the day: the daily post itself, its thread's starter message,
+`/daily status` and `/daily set`.
 
 Kept apart from `bot.app.render` (papers and search results) but built from its pieces and leaving
 through the same `render.finish`, so every Discord limit still applies in one place.
 
-The post's footer carries the pick's marker (`bot.daily.rules.pick_marker`): after a crash between
-sending and recording, the scheduler finds the message by it instead of posting twice. Only the
-scheduled post carries it; `/today` shows the same paper without it, so a /today reply in the
-channel can never be mistaken for the post.
+No footer carries an internal token: the post's marker (`bot.daily.rules.pick_marker`), by which
+the scheduler finds the post again after a crash between sending and recording, travels in the
+custom_id of the post's Cite button (`bot.app.results.citing.PostCiteButton`). `/today` shows
+the same paper without it, so a /today reply in the channel is never mistaken for the post.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from datetime import date, datetime
 
 import discord
 
-from bot.app import limits, render
+from bot.app import limits, markdown, render
 from bot.app.markdown import masked_link
 from bot.daily.records import DailyStatus, Pick
 from bot.papers.records import Paper
@@ -30,16 +31,31 @@ def day_text(day: date) -> str:
     return f"{day:%A} {day.day} {day:%B %Y}"
 
 
-def daily_embed(paper: Paper, day: date, marker: str | None = None) -> discord.Embed:
+def daily_embed(paper: Paper, day: date) -> discord.Embed:
     """The paper as `/paper` shows it (`render.paper_embed`), abstract cut to a teaser, footer
-    "Paper of the day · DATE" and, on the scheduled post, the marker."""
+    "Paper of the day · DATE"."""
     return render.paper_embed(
-        paper,
-        heading=f"📄 {FOOTER_LABEL}",
-        excerpt=EXCERPT,
-        footer=(FOOTER_LABEL, day_text(day)),
-        marker=marker,
+        paper, heading=f"📄 {FOOTER_LABEL}", excerpt=EXCERPT, footer=(FOOTER_LABEL, day_text(day))
     )
+
+
+PROMPTS = (
+    "What is the main claim, and does the evidence carry it?",
+    "Would it work on your data or problem? What would break first?",
+    "What would you try next, or what is missing?",
+)
+
+
+def starter_text(paper: Paper) -> str:
+    """The first message of the post's thread: what to discuss, and the paper's links (an
+    empty thread invites nobody)."""
+    title = markdown.escape(limits.truncate(render.title_text(paper), 200))
+    lines = [f"💬 **Discuss today's paper: {title}**", *(f"• {q}" for q in PROMPTS)]
+    links = [masked_link(label, url) for label, url in render.found_links(paper)]
+    if links:
+        lines.append("Links: " + limits.join_limited(links, 1000, sep=" · "))
+    lines.append("Save it, cite it or find more like it with the buttons on the post.")
+    return limits.truncate("\n".join(lines), limits.CONTENT, markdown=True)
 
 
 def thread_name(paper: Paper, day: date) -> str:

@@ -36,9 +36,13 @@ from typing import TYPE_CHECKING, Literal
 import aiohttp
 import discord
 
-from bot.app.exts.daily.embeds import daily_embed, thread_name
-from bot.app.results.saving import save_view
-from bot.daily.rules import PermanentPostError, TransientPostError
+from bot.app import render
+from bot.app.exts.daily.embeds import daily_embed, starter_text, thread_name
+from bot.app.exts.daily.forum import carries, forum_tags, thread_created_after
+from bot.app.results.views import paper_view
+from bot.daily.rules import PermanentPostError, Posted, TransientPostError
+from bot.daily.tables import DailyTables
+from bot.papers.records import Paper
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
@@ -48,8 +52,15 @@ log = logging.getLogger(__name__)
 SEND_TIMEOUT = 60.0  # seconds for one send (discord.py's own 429/5xx retries included)
 THREAD_TIMEOUT = 30.0  # the thread is a nicety: never hold the post's bookkeeping for long
 HISTORY_SCAN = 100  # recent messages searched for a marker when the first attempt is unknown
-# The server channels a message can be sent to (discord.py's guild Messageables).
-PostChannel = discord.TextChannel | discord.VoiceChannel | discord.StageChannel | discord.Thread
+# The server channels a post can go to: discord.py's guild Messageables, and forums (where
+# each day's paper is a post: a thread whose starter message is the paper).
+PostChannel = (
+    discord.TextChannel
+    | discord.VoiceChannel
+    | discord.StageChannel
+    | discord.Thread
+    | discord.ForumChannel
+)
 THREAD_ARCHIVE_MINUTES: Literal[60, 1440, 4320, 10080] = 1440  # Discord's allowed values
 TRANSIENT_STATUSES = frozenset({429, 500, 502, 503, 504, 520, 521, 522, 523, 524})
 
@@ -149,32 +160,71 @@ class DiscordPoster:
 
     async def post(
         self, guild_id: int, channel_id: int, paper_id: str, local_date: date, marker: str
-    ) -> int:
+    ) -> int | Posted:
         try:
             paper = self.bot.engine.paper(paper_id)
         except ValueError as exc:  # UnknownPaper: the corpus was reloaded without it
             raise TransientPostError(f"paper {paper_id} is no longer in the corpus") from exc
         # Rendering is bounded (`render.readable`) but still CPU work: keep it off the loop.
-        embed = await asyncio.to_thread(daily_embed, paper, local_date, marker)
+        embed = await asyncio.to_thread(daily_embed, paper, local_date)
+        view = paper_view(paper_id, render.found_links(paper), share=False, marker=marker)
+        name = thread_name(paper, local_date)
         try:
             async with asyncio.timeout(SEND_TIMEOUT):
                 channel = await self._channel(channel_id)
-                message = await channel.send(
-                    embed=embed, view=save_view(paper_id), nonce=nonce_for(marker)
-                )
+                if isinstance(channel, discord.ForumChannel):
+                    made = await channel.create_thread(
+                        name=name,
+                        embed=embed,
+                        view=view,
+                        applied_tags=forum_tags(channel, await self._topic(guild_id)),
+                        auto_archive_duration=THREAD_ARCHIVE_MINUTES,
+                    )
+                    thread, message = made.thread, made.message
+                else:
+                    message = await channel.send(embed=embed, view=view, nonce=nonce_for(marker))
+                    thread = None
         except (discord.DiscordException, aiohttp.ClientError, OSError, TimeoutError) as exc:
             mapped = classify(exc, channel_id)
             if mapped is None:
                 raise
             raise mapped from exc
+        if thread is not None:  # a forum post: the thread is the post
+            await self._start_discussion(thread, paper)
+            return Posted(message.id, thread.id)
         if self.open_thread:
-            await self._open_thread(channel, message, thread_name(paper, local_date))
+            thread = await self._open_thread(channel, message, name)
+            if thread is not None:
+                await self._start_discussion(thread, paper)
         return message.id
 
-    async def _open_thread(self, channel: object, message: discord.Message, name: str) -> None:
+    async def _topic(self, guild_id: int) -> str | None:
+        """The schedule's topic (a forum post is tagged with it)."""
+        if self.bot.storage is None:
+            return None
+        schedule = await DailyTables(self.bot.storage).get_schedule(guild_id)
+        return schedule.topic if schedule else None
+
+    async def _start_discussion(self, thread: discord.Thread, paper: Paper) -> None:
+        """The thread's first message: what to discuss and the links. A nicety: failures
+        only log, the post stands."""
+        try:
+            async with asyncio.timeout(THREAD_TIMEOUT):
+                await thread.send(content=starter_text(paper), suppress_embeds=True)
+        except (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError) as exc:
+            log.warning(
+                "guild %d: posted, but could not start the discussion in thread %d: %s",
+                thread.guild.id,
+                thread.id,
+                exc,
+            )
+
+    async def _open_thread(
+        self, channel: object, message: discord.Message, name: str
+    ) -> discord.Thread | None:
         """A discussion thread on the post, when the channel allows; failures only log."""
         if not isinstance(channel, discord.TextChannel):  # threads cannot hold threads
-            return
+            return None
         me = channel.guild.me
         if me is None or not channel.permissions_for(me).create_public_threads:
             log.info(
@@ -182,10 +232,10 @@ class DiscordPoster:
                 channel.guild.id,
                 channel.id,
             )
-            return
+            return None
         try:
             async with asyncio.timeout(THREAD_TIMEOUT):
-                await message.create_thread(
+                return await message.create_thread(
                     name=name,
                     auto_archive_duration=THREAD_ARCHIVE_MINUTES,
                 )
@@ -196,11 +246,14 @@ class DiscordPoster:
                 channel.id,
                 exc,
             )
+        return None
 
     async def find_existing(
         self, channel_id: int, marker: str, since: datetime | None = None
-    ) -> int | None:
-        """Our message carrying `marker`, read oldest first from `since` on.
+    ) -> int | Posted | None:
+        """Our message carrying `marker` (in a component's custom_id; an older version's post
+        in its footer), read oldest first from `since` on; in a forum, the post among its
+        threads.
 
         Why every message since then: after a crash between Discord accepting the post and us
         recording it, a busy channel may hold hundreds of newer messages before the restart;
@@ -211,6 +264,8 @@ class DiscordPoster:
             async with asyncio.timeout(SEND_TIMEOUT):
                 channel = await self._channel(channel_id)
                 me = self.bot.user.id if self.bot.user else None
+                if isinstance(channel, discord.ForumChannel):
+                    return await self._find_in_forum(channel, marker, since, me)
                 if since is None:
                     history = channel.history(limit=HISTORY_SCAN)
                 else:
@@ -219,11 +274,29 @@ class DiscordPoster:
                 async for message in history:
                     if me is not None and message.author.id != me:
                         continue
-                    if any(marker in (embed.footer.text or "") for embed in message.embeds):
+                    if carries(message, marker):
                         return message.id
         except (discord.DiscordException, aiohttp.ClientError, OSError, TimeoutError) as exc:
             mapped = classify(exc, channel_id)
             if mapped is None:
                 raise
             raise mapped from exc
+        return None
+
+    async def _find_in_forum(
+        self, forum: discord.ForumChannel, marker: str, since: datetime | None, me: int | None
+    ) -> Posted | None:
+        """A forum post is a thread whose starter message shares its id: look at the bot's
+        active threads of the forum opened since `since`, and their starter messages."""
+        for thread in await forum.guild.active_threads():
+            if thread.parent_id != forum.id or (me is not None and thread.owner_id != me):
+                continue
+            if not thread_created_after(thread.id, since):
+                continue
+            try:
+                message = await thread.fetch_message(thread.id)
+            except discord.NotFound:
+                continue
+            if carries(message, marker):
+                return Posted(message.id, thread.id)
         return None

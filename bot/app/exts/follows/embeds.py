@@ -51,11 +51,12 @@ def notice_title(follow: Follow) -> str:
 
 
 def notice_embed(
-    query: str, shown: Sequence[Paper], page: int, total: int, per_page: int, marker: str
+    query: str, shown: Sequence[Paper], page: int, total: int, per_page: int
 ) -> discord.Embed:
     """A follow's notification: page `page` of a batch of `total` new papers (`shown` are that
-    page's papers still in the corpus), then "and N more"; `marker` in the footer lets an
-    earlier attempt's message be found after a crash."""
+    page's papers still in the corpus), numbered as the Save menu and the Open links under it
+    number them, then "and N more". The footer holds no internal token: the components mark
+    the message as this notice's (`views.carries_batch`)."""
     start = (page - 1) * per_page
     lines = []
     for i, paper in enumerate(shown[:per_page], start + 1):
@@ -72,5 +73,5 @@ def notice_embed(
         description=limits.truncate("\n".join(lines), limits.EMBED_DESCRIPTION, markdown=True),
     )
     pages = max(1, -(-total // per_page))
-    embed.set_footer(text=f"{total} new · page {page}/{pages} · /follow list to manage · {marker}")
+    embed.set_footer(text=f"{total} new · page {page}/{pages} · /follow list to manage")
     return render.finish(embed)

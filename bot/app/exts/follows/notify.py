@@ -27,7 +27,7 @@ import discord
 
 from bot.app import limits
 from bot.app.exts.follows.embeds import notice_embed, notice_title
-from bot.app.exts.follows.views import NOTICE_PAGE, notice_view
+from bot.app.exts.follows.views import NOTICE_PAGE, carries_batch, notice_view
 from bot.follows.notices import FollowStopped, Notice, Round, SendFailed, deliver, plan
 from bot.follows.store import Follow
 from bot.timing import Clock, SystemClock
@@ -47,13 +47,12 @@ GONE_CODES = {
 }
 
 
-def notice_message(notice: Notice) -> tuple[discord.Embed, discord.ui.View | None]:
+def notice_message(notice: Notice) -> tuple[discord.Embed, discord.ui.View]:
     cap = notice.per_page
     pages = max(1, -(-notice.total // cap))
-    embed = notice_embed(
-        notice_title(notice.follow), notice.papers, 1, notice.total, cap, notice.marker
-    )
-    return embed, notice_view(notice.batch, 1, pages, cap)
+    embed = notice_embed(notice_title(notice.follow), notice.papers, 1, notice.total, cap)
+    view = notice_view(notice.batch, 1, pages, notice.papers, notice.follow.follow_id, cap)
+    return embed, view
 
 
 def nonce_for(notice: Notice) -> str:
@@ -121,10 +120,7 @@ class DiscordSender:
         try:
             async with asyncio.timeout(SEND_TIMEOUT):
                 where = await _destination(self.bot, notice.follow)
-                if view is None:
-                    message = await where.send(embed=embed, nonce=nonce_for(notice))
-                else:
-                    message = await where.send(embed=embed, view=view, nonce=nonce_for(notice))
+                message = await where.send(embed=embed, view=view, nonce=nonce_for(notice))
         except (discord.DiscordException, aiohttp.ClientError, OSError, TimeoutError) as exc:
             raise _mapped(notice.follow, exc) from exc
         return message.id
@@ -142,11 +138,25 @@ class DiscordSender:
                 async for message in history:
                     if me is not None and message.author.id != me:
                         continue
-                    if any(notice.marker in (e.footer.text or "") for e in message.embeds):
+                    if sent_notice(message, notice):
                         return message.id
         except (discord.DiscordException, aiohttp.ClientError, OSError, TimeoutError) as exc:
             raise _mapped(notice.follow, exc) from exc
         return None
+
+
+def sent_notice(message: discord.Message, notice: Notice) -> bool:
+    """Whether `message` is `notice`: its Stop following button names the batch (an older
+    version's notice: its footer holds the marker)."""
+    ids = [
+        child.custom_id
+        for row in message.components
+        for child in getattr(row, "children", [])
+        if getattr(child, "custom_id", None)
+    ]
+    if carries_batch(ids, notice.batch):
+        return True
+    return any(notice.marker in (e.footer.text or "") for e in message.embeds)
 
 
 def _mapped(follow: Follow, exc: BaseException) -> BaseException:

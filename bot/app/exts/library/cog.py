@@ -62,7 +62,8 @@ class LibraryCog(commands.Cog, name="Library"):
         store = library.library_of(self.bot.storage)
         paper_id = await library.resolve_saved(store, self.bot.engine, interaction.user.id, paper)
         await store.remove(interaction.user.id, paper_id)
-        await respond.confirm(interaction, f"Removed `{paper_id}` from your library.")
+        title = saving.title_of(self.bot.engine, paper_id)
+        await respond.confirm(interaction, f"Removed **{title}** from your library.")
 
     @library.command(name="read", description="Mark a saved paper as read (or unread again)")
     @app_commands.describe(paper="Start typing a title from your library", read="False: unread")
@@ -78,7 +79,8 @@ class LibraryCog(commands.Cog, name="Library"):
         paper_id = await library.resolve_saved(store, self.bot.engine, interaction.user.id, paper)
         await store.mark_read(interaction.user.id, paper_id, library.now(), read)
         state = "read ✅" if read else "unread 🔵"
-        await respond.confirm(interaction, f"Marked `{paper_id}` as {state}.")
+        title = saving.title_of(self.bot.engine, paper_id)
+        await respond.confirm(interaction, f"Marked **{title}** as {state}.")
 
     @library.command(name="export", description="Your library as a file: BibTeX, Markdown or CSV")
     @app_commands.describe(

@@ -10,7 +10,8 @@ from bot.search.engine import SearchEngine
 
 
 def library_embed(view: LibraryPage, engine: SearchEngine) -> discord.Embed:
-    """One page of the library, newest first, each paper marked read (✅) or unread (🔵)."""
+    """One page of the library, newest first, each paper marked read (✅) or unread (🔵); titles
+    only (the menu under the page picks a paper to mark read or remove: no id to retype)."""
     embed = discord.Embed(title="📚 Your library", colour=render.COLOR)
     if not view.items:
         embed.description = (
@@ -24,7 +25,7 @@ def library_embed(view: LibraryPage, engine: SearchEngine) -> discord.Embed:
             paper = find(engine, item.paper_id)
             mark = "✅ read" if item.read else "🔵 unread"
             if paper is None:
-                head = f"**{i}. `{item.paper_id}`** (no longer in the corpus)"
+                head = f"**{i}. {markdown.escape(item.paper_id)}** (no longer in the corpus)"
                 meta = f"{mark} · saved {item.saved_at:%Y-%m-%d}"
             else:
                 title = limits.truncate(render.title_text(paper), 200)
@@ -34,7 +35,6 @@ def library_embed(view: LibraryPage, engine: SearchEngine) -> discord.Embed:
                     for x in (mark, render.venue_line(paper), f"saved {item.saved_at:%Y-%m-%d}")
                     if x
                 )
-            meta += f" · `{item.paper_id}`"
             blocks.append(limits.truncate(f"{head}\n{meta}", budget, markdown=True))
         embed.description = "\n\n".join(blocks)
     embed.set_footer(

@@ -12,6 +12,7 @@ import pytest
 from bot.app import limits, render
 from bot.app.exts.daily.cog import zone_choices
 from bot.app.exts.daily.embeds import daily_embed, thread_name
+from bot.app.exts.daily.forum import topic_tag
 from bot.app.exts.daily.poster import classify, missing_permissions
 from bot.daily.rules import PermanentPostError, TransientPostError, parse_timezone
 from bot.papers.records import Link, Paper
@@ -71,7 +72,7 @@ def test_missing_permissions_names_them_as_discord_does() -> None:
     ) == ([], [])
 
 
-def test_daily_embed_fits_and_keeps_the_marker_on_a_huge_paper() -> None:
+def test_daily_embed_fits_on_a_huge_paper_with_no_token_in_its_footer() -> None:
     paper = Paper(
         id="x/1",
         title="T " * 400,
@@ -81,12 +82,12 @@ def test_daily_embed_fits_and_keeps_the_marker_on_a_huge_paper() -> None:
         authors=tuple(f"Author Number {i}" for i in range(500)),
         links=tuple(Link("other", f"https://example.org/{i}") for i in range(60)),
     )
-    embed = daily_embed(paper, date(2025, 3, 1), "potd-2025-03-01-0123456789").to_dict()
+    embed = daily_embed(paper, date(2025, 3, 1)).to_dict()
     assert limits.embed_length(embed) <= limits.EMBED_TOTAL
     assert len(embed["title"]) <= limits.EMBED_TITLE
     assert len(embed["description"]) <= 700
     assert all(len(f["value"]) <= limits.FIELD_VALUE for f in embed["fields"])
-    assert embed["footer"]["text"].endswith("potd-2025-03-01-0123456789")
+    assert "potd-" not in embed["footer"]["text"]
     assert embed["footer"]["text"].startswith("Paper of the day · Saturday 1 March 2025")
 
 
@@ -144,3 +145,22 @@ def test_autocomplete_offers_only_zones_that_set_accepts() -> None:
         assert offered, typed
         assert [parse_timezone(z) for z in offered] == offered
     assert parse_timezone("utc") == "UTC"
+
+
+def test_the_forum_tag_for_a_topic() -> None:
+    """The tag named like the topic (case and punctuation aside), else the longest tag whose
+    words all appear in the topic; never a moderated tag (it needs Manage Threads)."""
+    tags = [
+        discord.ForumTag(name="Diffusion"),
+        discord.ForumTag(name="Graph diffusion"),
+        discord.ForumTag(name="RL", moderated=True),
+        discord.ForumTag(name="Optimal Transport"),
+    ]
+    assert topic_tag(tags, "diffusion") is tags[0]
+    assert topic_tag(tags, '"graph diffusion" -video') is tags[1]
+    assert topic_tag(tags, "optimal-transport") is tags[3]
+    assert topic_tag(tags, "rl") is None
+    assert topic_tag(tags, "transport") is None
+    assert topic_tag(tags, None) is None
+    video = [discord.ForumTag(name="Video")]
+    assert topic_tag(video, 'diffusion -video -"video games" venue:video') is None

@@ -138,8 +138,7 @@ async def test_ten_thousand_new_matches_make_one_paged_message(env: Env) -> None
     assert embed["footer"]["text"].startswith("10000 new · page 1/1000 ")
     assert embed["description"].startswith("1. ")
     assert embed["description"].endswith("…and 9990 more (▶)")
-    ids = [c["custom_id"] for row in notice["components"] for c in row["components"]]
-    page2 = await answered(await fake.click(notice, ids[1]), type=7)
+    page2 = await answered(await fake.click(notice, _ids(notice)[1]), type=7)
     assert page2.embed["description"].startswith("11. [Hyperbolic study 10]")
     assert page2.embed["footer"]["text"].startswith("10000 new · page 2/1000 ")
     page3 = await answered(await fake.click(notice, _ids(fake.message(notice))[1]), type=7)
@@ -149,4 +148,6 @@ async def test_ten_thousand_new_matches_make_one_paged_message(env: Env) -> None
 
 
 def _ids(message: dict) -> list[str]:  # type: ignore[type-arg]
-    return [c["custom_id"] for row in message["components"] for c in row["components"]]
+    """The notice's ◀ ▶ (its Save menu, Open links and Stop following aside)."""
+    ids = [c.get("custom_id", "") for row in message["components"] for c in row["components"]]
+    return [i for i in ids if i.startswith("pb:fb:")]

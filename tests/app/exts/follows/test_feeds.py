@@ -46,9 +46,15 @@ async def test_cap_pages_the_rest_and_negative_terms_leave_papers_out(env: Env) 
     assert embed["description"].count("](") == 3
     assert "…and 4 more (▶)" in embed["description"]
     assert "survey" not in embed["description"].lower()
-    ids = [c["custom_id"] for row in notice["components"] for c in row["components"]]
-    assert ids[1].endswith(":2:3")  # ▶ carries the page and the cap
-    page2 = await answered(await fake.click(notice, ids[1]), type=7)
+    ids = [
+        c["custom_id"]
+        for row in notice["components"]
+        for c in row["components"]
+        if "custom_id" in c
+    ]
+    forward = [i for i in ids if i.startswith("pb:fb:")][-1]
+    assert forward.endswith(":2:3")  # ▶ carries the page and the cap
+    page2 = await answered(await fake.click(notice, forward), type=7)
     assert page2.embed["description"].startswith("4. ")
     assert page2.embed["description"].count("](") == 3
     stored = await Follows(env.follows_storage).delivered(f"dm:{fake.alice.id}")

@@ -53,7 +53,16 @@ async def test_reload_delivers_only_new_matching_papers_once(env: Env) -> None:
     assert "\n2. " in embed["description"]
     assert "3. " not in embed["description"]
     assert embed["footer"]["text"].startswith("2 new · page 1/1")
-    assert not dms[0].get("components")
+    # Per paper: Save (a menu of the papers) and an Open link; and Stop following. No token.
+    rows = [
+        [c.get("custom_id") or c.get("label") for c in r["components"]]
+        for r in dms[0]["components"]
+    ]
+    assert rows[0] == ["pb:fsave"]
+    assert rows[1] == ["Open 1", "Open 2"]
+    assert len(rows) == 3
+    assert rows[2][0].startswith("pb:fstop:")
+    assert " ref " not in embed["footer"]["text"]
     posts = fake.channel_messages(channel)
     assert len(posts) == 1
     assert posts[0]["embeds"][0]["description"] == embed["description"]
@@ -80,8 +89,13 @@ async def test_more_than_ten_pages_with_a_button(env: Env) -> None:
     [notice] = fake.channel_messages(fake.world.dm_channel(fake.alice))
     embed = notice["embeds"][0]
     assert embed["description"].endswith("…and 3 more (▶)")
-    assert embed["footer"]["text"].startswith("13 new · page 1/2 · /follow list to manage · ref ")
-    ids = [c["custom_id"] for row in notice["components"] for c in row["components"]]
+    assert embed["footer"]["text"] == "13 new · page 1/2 · /follow list to manage"
+    ids = [
+        c["custom_id"]
+        for row in notice["components"]
+        for c in row["components"]
+        if c.get("custom_id", "").startswith("pb:fb:")
+    ]
     assert ids[0].endswith(":0")
     assert ids[1].endswith(":2")
     page2 = await answered(await fake.click(notice, ids[1]), type=7)

@@ -15,6 +15,7 @@ from pybtex.database import parse_string
 
 from bot.app.client import PaperBot
 from bot.config import LibrarySettings, SearchSettings
+from bot.library import library_of, now
 from bot.papers.records import Link, Paper
 from bot.search.engine import SearchEngine
 from bot.storage.store import Storage
@@ -90,7 +91,7 @@ async def test_save_from_search_detail_show_read_remove(env: tuple[FakeDiscord, 
     assert shown.embed["title"] == "📚 Your library"
     assert shown.embed["footer"]["text"] == "page 1/1 · 1 saved · 1 unread"
     assert "🔵 unread" in shown.embed["description"]
-    assert shown.components == []  # one page: no ◀ ▶
+    assert [c.split(":")[1] for c in shown.custom_ids] == ["lpick", "lread", "lrm"]  # no ◀ ▶
 
     done = await _slash(fake, "library read", {"paper": TRICKY.id})
     assert "read ✅" in done.embed["description"]
@@ -124,8 +125,8 @@ async def test_library_pages_newest_first(env: tuple[FakeDiscord, PaperBot], eng
         await store.save(int(fake.alice.id), f"gone/{i}", base + timedelta(days=10 + i))
     first = await _slash(fake, "library show")
     assert first.embed["footer"]["text"] == "page 1/2 · 8 saved · 8 unread"
-    assert first.embed["description"].startswith("**1. `gone/7`** (no longer in the corpus)")
-    assert first.custom_ids == ["pb:lib:0", "pb:lib:2"]
+    assert first.embed["description"].startswith("**1. gone/7** (no longer in the corpus)")
+    assert first.custom_ids[-2:] == ["pb:lib:0", "pb:lib:2"]
     nxt = await answered(await fake.click(first, "pb:lib:2"), type=7)
     assert nxt.embed["footer"]["text"].startswith("page 2/2")
     assert nxt.embed["description"].startswith("**6. ")
@@ -231,14 +232,15 @@ async def test_save_from_the_daily_post(daily_env: DailyEnv) -> None:
     await daily_env.set_daily()
     daily_env.clock.advance_to(DUE)
     post = await fake.wait_for_message(daily_env.papers)
-    [save_id] = [c["custom_id"] for row in post["components"] for c in row["components"]]
-    assert save_id.startswith("pb:save:")
+    ids = [c.get("custom_id", "") for row in post["components"] for c in row["components"]]
+    [save_id] = [i for i in ids if i.startswith("pb:save:")]
     await daily_env.restart()  # the button still works after a restart
     saved = await answered(await fake.click(post, save_id), type=4)
     assert saved.ephemeral
     assert saved.content.startswith("📚 Saved")
     shown = await daily_env.slash("library show", user=fake.alice, ephemeral=True)
-    assert save_id.removeprefix("pb:save:") in shown.embed["description"]
+    title = daily_env.engine.paper(save_id.removeprefix("pb:save:")).title
+    assert title[:40] in shown.embed["description"]
 
 
 async def test_a_full_library_says_so(env: tuple[FakeDiscord, PaperBot]) -> None:
@@ -276,3 +278,58 @@ async def test_remove_and_read_autocomplete_offer_the_readers_own_saved_papers(
         assert {c["value"]: c["name"] for c in choices}["gone/1"] == "gone/1"
     typed = await answered(await fake.autocomplete("library read", {"paper": "LEARNING"}), type=8)
     assert [c["value"] for c in typed.choices] == [TRICKY.id]
+
+
+async def test_mark_read_and_remove_from_the_page_after_a_restart(
+    fake_discord: FakeDiscord,
+    connect_bot: Callable[..., Awaitable[BotConnection]],
+    engine: SearchEngine,
+    tmp_path: Any,
+) -> None:
+    """The page shows titles, never ids; pick a paper in its menu, then Mark read or Remove:
+    no typing. Only the library's owner may use them; they work after a restart."""
+    fake = fake_discord
+    url = str(tmp_path / "bot.sqlite3")
+    storage = await Storage.open(url)
+    bot = make_bot(make_settings(fake), engine, storage)
+    connection = await connect_bot(bot, TOKEN)
+    alice = int(fake.alice.id)
+    for paper in (PLAIN, TRICKY):
+        await bot_save(bot, alice, paper.id)
+    page = await _slash(fake, "library show")
+    assert PLAIN.id not in page.embed["description"]
+    assert TRICKY.id not in page.embed["description"]
+    [pick] = [c for c in page.custom_ids if c.startswith("pb:lpick:")]
+    menu = page.components[0]["components"][0]
+    assert [o["label"][:5] for o in menu["options"]] == ["1. Le", "2. Sp"]  # newest first
+
+    await connection.close()
+    await storage.close()
+    storage = await Storage.open(url)
+    bot = make_bot(make_settings(fake), engine, storage)
+    await connect_bot(bot, TOKEN)
+    other = await answered(await fake.select(page, pick, [PLAIN.id], user=fake.admin), type=4)
+    assert other.ephemeral
+    assert "someone else's library" in (other.content + str(other.embeds))
+    picked = await answered(await fake.select(page, pick, [PLAIN.id]), type=7)
+    read_id = next(c for c in picked.custom_ids if c.startswith("pb:lread:"))
+    assert read_id.endswith(f":1:{PLAIN.id}")
+    marked = await answered(await fake.click(picked, read_id), type=7)
+    assert marked.content == "Marked **Sparse Attention Transformers** as read ✅."
+    assert "✅ read" in marked.embed["description"]
+    assert (await storage_get(bot, alice, PLAIN.id)).read
+    remove_id = next(c for c in marked.custom_ids if c.startswith("pb:lrm:"))
+    removed = await answered(await fake.click(marked, remove_id), type=7)
+    assert removed.content == "Removed **Sparse Attention Transformers** from your library."
+    assert "Sparse Attention" not in removed.embed["description"]
+    assert await storage_get(bot, alice, PLAIN.id) is None
+    await storage.close()
+
+
+async def bot_save(bot: PaperBot, user_id: int, paper_id: str) -> None:
+    assert bot.storage is not None
+    await library_of(bot.storage).save(user_id, paper_id, now(), None)
+
+
+async def storage_get(bot: PaperBot, user_id: int, paper_id: str) -> Any:
+    return await library_of(bot.storage).get(user_id, paper_id)

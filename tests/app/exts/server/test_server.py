@@ -40,7 +40,10 @@ async def test_top_counts_saves_and_daily_post_reactions(daily_env: DailyEnv) ->
     daily_env.clock.advance_to(DUE)
     post = await fake.wait_for_message(daily_env.papers)
     await daily_env.wait_state(fake.guild, "sent")  # the post's message id is recorded
-    paper_id = post["components"][0]["components"][0]["custom_id"].removeprefix("pb:save:")
+    [save] = [
+        c for c in post["components"][0]["components"] if c["custom_id"].startswith("pb:save:")
+    ]
+    paper_id = save["custom_id"].removeprefix("pb:save:")
     guild = fake.guild.id
     store = Library(daily_env.storage)  # type: ignore[arg-type]
 
