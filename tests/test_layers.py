@@ -31,6 +31,7 @@ LAYERS = {
     "bot.library": 4,
     "bot.follows": 4,
     "bot.daily": 4,
+    "bot.links": 4,
     "bot.evaluation": 5,
     "bot.app": 6,
     "bot.console": 7,
@@ -42,6 +43,7 @@ NO_DISCORD = (
     "bot.daily",
     "bot.library",
     "bot.follows",
+    "bot.links",
     "bot.storage",
     "bot.sources",
     "bot.config",
@@ -65,7 +67,7 @@ def imports(path: Path) -> list[tuple[int, str]]:
     return found
 
 
-FEATURES = ("bot.library", "bot.follows", "bot.daily")
+FEATURES = ("bot.library", "bot.follows", "bot.daily", "bot.links")
 # Code that serves members (Discord or the console's commands); `bot.console.cli` runs `eval`.
 SERVING = ("bot.papers", "bot.search", "bot.storage", "bot.sources", *FEATURES, "bot.app")
 

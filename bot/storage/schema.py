@@ -95,6 +95,7 @@ TABLES: tuple[str, ...] = (
     "deliveries",
     "corpus_papers",
     "follow_notices",
+    "link_replies",
 )
 
 _INTEGER = re.compile(r"\bINTEGER\b")

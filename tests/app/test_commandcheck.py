@@ -124,9 +124,9 @@ def test_scope_caps_and_duplicates() -> None:
     many = [command(name=f"c{i}") for i in range(limits.CHAT_INPUT_COMMANDS + 1)]
     assert fields(many) == ["type 1 commands"]
     assert fields([command(), command()]) == ["name"]
-    menus = [{"type": 2, "name": f"User Menu {i}", "description": ""} for i in range(6)]
+    menus = [{"type": 2, "name": f"User Menu {i}", "description": ""} for i in range(16)]
     assert fields(menus) == ["type 2 commands"]
-    assert fields(menus[:5] + many[:100]) == []
+    assert fields(menus[:15] + many[:100]) == []
 
 
 def test_valid_names_take_any_script_in_lower_case() -> None:

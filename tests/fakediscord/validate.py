@@ -14,13 +14,14 @@ import unicodedata
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from . import rules_commands
 from . import spec as spec_module
 from .rules_messages import Path, Refusal, message_refusals, too_long
 
 NAME, DESCRIPTION, OPTIONS, CHOICES = 32, 100, 25, 25
 CHOICE_NAME, CHOICE_VALUE, COMMAND_TOTAL, CHAT_INPUT_COMMANDS = 100, 100, 4000, 100
 THREAD_NAME = 100
-CONTEXT_MENU_COMMANDS = 5  # of each kind (user, message) per scope
+CONTEXT_MENU_COMMANDS = 15  # of each kind (user, message) per scope (it was 5)
 AUTOCOMPLETE_CHOICES = 25
 #: callback types with message data, and the autocomplete result
 MESSAGE_CALLBACKS, AUTOCOMPLETE_RESULT = {4, 7}, 8
@@ -164,6 +165,7 @@ HAND_RULES: list[tuple[str, re.Pattern[str], Callable[[Any], list[Refusal]]]] = 
     ("PATCH", re.compile(r"/webhooks/[^/]+/[^/]+/messages/[^/]+"), message_refusals),
     ("POST", re.compile(r"/interactions/[^/]+/[^/]+/callback"), callback_refusals),
     ("POST", re.compile(r"/channels/[^/]+(?:/messages/[^/]+)?/threads"), thread_refusals),
+    *rules_commands.RULES,
 ]
 
 
