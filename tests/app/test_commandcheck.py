@@ -152,3 +152,11 @@ def test_check_fails_naming_command_field_and_limit(
     assert code == 1, text
     assert "FAIL command /reload: description is 110 characters; Discord allows 1-100" in text
     assert "check failed" in text
+
+
+def test_installs_and_contexts_are_checked() -> None:
+    assert fields([command(integration_types=[0, 1], contexts=[0, 1, 2])]) == []
+    assert fields([command(integration_types=[2])]) == ["integration_types"]
+    assert fields([command(integration_types=[])]) == ["integration_types"]
+    assert fields([command(contexts=[0, 0])]) == ["contexts"]
+    assert fields([command(contexts=[3])]) == ["contexts"]

@@ -13,7 +13,10 @@ from bot.search.engine import SearchEngine
 from tests.conftest import TEST_DATA
 
 SAMPLE = TEST_DATA / "iclr2018_sample.json"
-MESSAGE = 'see https://openreview.net/forum?id=B14TlG-RW and "Progressive Reinforcement Learning with Distillation"'
+MESSAGE = (
+    "see https://openreview.net/forum?id=B14TlG-RW and "
+    '"Progressive Reinforcement Learning with Distillation"'
+)
 
 
 def run(tmp_path: Path, *args: str) -> tuple[int, str]:

@@ -142,6 +142,13 @@ def group_dm(world: World, *users: FakeUser) -> FakeChannel:
     return channel
 
 
+def user_dm(world: World, other: FakeUser) -> FakeChannel:
+    """A DM between the acting user and `other` (not the bot): context 2, bot no member."""
+    channel = FakeChannel(other.username, type=1, recipients=[other])
+    world.outside_channels.append(channel)
+    return channel
+
+
 def outside_channel(world: World, channel_id: str) -> FakeChannel | None:
     """A channel the bot cannot see (a group DM, or one of a server it is not in)."""
     channels = [*world.outside_channels, *(c for g in world.outside_guilds for c in g.channels)]

@@ -282,6 +282,10 @@ class FakeDiscord:
         """A server the bot is not in; its members may use the app through a user install."""
         return rules_commands.outside_guild(self.world, name)
 
+    def user_dm(self, other: FakeUser) -> FakeChannel:
+        """A DM with ``other`` (not the bot), where only a user install reaches."""
+        return rules_commands.user_dm(self.world, other)
+
     def group_dm(self, *users: FakeUser) -> FakeChannel:
         """A group DM without the bot (default: alice and admin)."""
         return rules_commands.group_dm(self.world, *users)

@@ -143,6 +143,20 @@ async def test_user_install_in_a_group_dm_is_ephemeral_without_channel_access(en
     assert IN_CORPUS.title in paper.embed["title"]
 
 
+async def test_user_install_in_a_dm_between_members(env: Env) -> None:
+    fake = env.fake
+    dm = fake.user_dm(fake.admin)  # alice's DM with admin: the bot is no member
+    before = len(fake.requests)
+    handle = await fake.slash("random", channel=dm, user_install=True)
+    assert handle.payload["context"] == 2
+    reply = await answered(handle, type=4)
+    assert reply.ephemeral
+    assert reply.embed["title"]
+    assert not [c for c in fake.requests[before:] if c.path.startswith("/channels/")]
+    with pytest.raises(NotOffered):
+        await fake.slash("server links", {"state": "on"}, channel=dm, user_install=True)
+
+
 async def test_server_features_are_not_offered_outside_servers(env: Env) -> None:
     fake = env.fake
     for channel in (fake.group_dm(), fake.outside_guild().channels[0]):
