@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -47,6 +48,7 @@ class OnDemand:
         self.settings = settings
         self.kept: OrderedDict[str, Paper] = OrderedDict()
         self._lock = asyncio.Lock()  # one fetch at a time: arXiv asks for one connection
+        self._last = 0.0  # when the last fetch ended (time.monotonic)
 
     def known(self, paper_id: str) -> Paper | None:
         """A paper fetched before (for Save), or None."""
@@ -68,6 +70,10 @@ class OnDemand:
         limit = self.settings.links.fetch_timeout_seconds
         sources = replace(self.settings.sources, max_retries=1, timeout_seconds=limit)
         async with self._lock:
+            # arXiv's gap holds across fetches too: each fetch opens its own client.
+            wait = sources.arxiv_interval_seconds - (time.monotonic() - self._last)
+            if self._last and wait > 0:
+                await asyncio.sleep(wait)
             try:
                 async with asyncio.timeout(limit):
                     async with PoliteClient(
@@ -79,6 +85,8 @@ class OnDemand:
                             await self._forum(client, forum, done)
             except TimeoutError:
                 done.problems.append(f"the sources did not answer within {limit:g} s")
+            finally:
+                self._last = time.monotonic()
         for paper in done.papers.values():
             self._keep(paper)
         return done

@@ -232,7 +232,7 @@ def latex_to_unicode(text: str) -> str:
     """Replace every LaTeX span in `text` by its Unicode rendering; other text is untouched."""
     if "---" in text:
         text = _EM_DASH.sub("—", text)
-    if "cit" in text:
+    if "<cit.>" in text or "\\cite" in text:
         text = _drop_citations(text)
     if not has_latex(text):
         return text

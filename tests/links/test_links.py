@@ -152,3 +152,18 @@ async def test_link_replies_switch(storage: Storage) -> None:
     await replies.set(guild + 1, False, NOW)
     assert await replies.enabled(guild)
     assert await replies.enabled_guilds() == {guild}
+
+
+async def test_arxiv_gap_holds_across_fetches(
+    sources: tuple[RecordedArxiv, FakeOpenReview], engine: SearchEngine
+) -> None:
+    arxiv, openreview = sources
+    settings = settings_for(arxiv, openreview)
+    gap = 0.2
+    fetcher = OnDemand(
+        replace(settings, sources=replace(settings.sources, arxiv_interval_seconds=gap))
+    )
+    await find_papers("1605.08386", engine, fetcher)
+    await find_papers("astro-ph/0601001", engine, fetcher)
+    first, second = arxiv.requests
+    assert second.at - first.at >= gap * 0.95
