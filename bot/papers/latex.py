@@ -111,6 +111,13 @@ SHORTHANDS = {
     "poly": "poly",
     "norm": "",
 }
+# Delimiter sizes (`\\left(`, `\\big)`): no text, the delimiter after them is.
+SHORTHANDS.update(
+    dict.fromkeys(
+        "left right middle big Big bigg Bigg bigl bigr Bigl Bigr biggl biggr Biggl Biggr".split(),
+        "",
+    )
+)
 # Font switches (`{\\em word}`): the words inside stay, the switch itself is no text.
 FONT_SWITCHES = (
     "em it bf rm sc tt sf sl cal up md normalfont bfseries itshape ttfamily scshape sffamily "

@@ -66,3 +66,9 @@ def test_script_and_fraction_rules() -> None:
     assert fraction("(a+b)", "c") == "(a+b)/c"
     assert fraction("√d", "2π") == "√d/2π"
     assert fraction("d", "2 π") == "d/(2 π)"
+
+
+def test_delimiter_sizes_are_no_words() -> None:
+    """`\\left(` was shown as "left (": the size is no text, the delimiter is."""
+    assert latex_to_unicode(r"$O\left(n^{2}\right)$") == "O(n²)"
+    assert latex_to_unicode(r"$\big(x\big)^2$") == "(x)²"
