@@ -32,6 +32,7 @@ LAYERS = {
     "bot.follows": 4,
     "bot.daily": 4,
     "bot.foryou": 4,
+    "bot.links": 4,
     "bot.evaluation": 5,
     "bot.app": 6,
     "bot.console": 7,
@@ -44,6 +45,7 @@ NO_DISCORD = (
     "bot.library",
     "bot.follows",
     "bot.foryou",
+    "bot.links",
     "bot.storage",
     "bot.sources",
     "bot.config",
@@ -67,7 +69,7 @@ def imports(path: Path) -> list[tuple[int, str]]:
     return found
 
 
-FEATURES = ("bot.library", "bot.follows", "bot.daily", "bot.foryou")
+FEATURES = ("bot.library", "bot.follows", "bot.daily", "bot.foryou", "bot.links")
 # Code that serves members (Discord or the console's commands); `bot.console.cli` runs `eval`.
 SERVING = ("bot.papers", "bot.search", "bot.storage", "bot.sources", *FEATURES, "bot.app")
 

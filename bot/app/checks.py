@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from bot.app import limits, refs
+from bot.app import installs, limits, refs
 from bot.app.respond import NotOwner
 from bot.app.results.pages import VENUE_MAX
 from bot.library.store import Library
@@ -78,11 +78,13 @@ async def owner_only(interaction: discord.Interaction[PaperBot]) -> bool:
 def manager_group(name: str, description: str) -> app_commands.Group:
     """A command group for server managers, never in DMs: Discord hides it from members
     without Manage Server (`default_permissions`); `manager_only` checks it again."""
-    return app_commands.Group(
-        name=name,
-        description=description,
-        guild_only=True,
-        default_permissions=discord.Permissions(manage_guild=True),
+    return installs.server_only(
+        app_commands.Group(
+            name=name,
+            description=description,
+            guild_only=True,
+            default_permissions=discord.Permissions(manage_guild=True),
+        )
     )
 
 

@@ -25,6 +25,7 @@ from discord import app_commands
 from discord.ext import commands
 
 import bot.app.exts
+from bot.app import installs
 from bot.app.identify import IdentifyPacer
 from bot.app.refresh import Refresher
 from bot.app.reload import Reloader, ReloadOutcome
@@ -125,6 +126,8 @@ class PaperBot(commands.AutoShardedBot):
         **options: Any,
     ) -> None:
         intents = discord.Intents.default()  # no privileged intent: slash commands need none
+        # Link replies read messages: Message Content only when [links] replies asks for it.
+        intents.message_content = settings.links.replies
         # The bot never joins voice: don't warn at every start that voice libraries are missing.
         discord.VoiceClient.warn_nacl = False
         discord.VoiceClient.warn_dave = False
@@ -135,6 +138,9 @@ class PaperBot(commands.AutoShardedBot):
         # Nothing the bot sends pings anyone unless a call asks for it: paper text could hold
         # @everyone or <@&role>, and a shared reply names its sharer without a ping.
         options.setdefault("allowed_mentions", discord.AllowedMentions.none())
+        # Commands not marked `installs.anywhere` / `server_only`: guild install, server + bot DM.
+        options.setdefault("allowed_installs", installs.TREE_INSTALLS)
+        options.setdefault("allowed_contexts", installs.TREE_CONTEXTS)
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents,

@@ -170,6 +170,12 @@ def check_command(command: Mapping[str, Any]) -> list[Problem]:
         checker.length("name", command.get("name"), 1, limits.COMMAND_NAME)
         if command.get("description"):
             checker.add("description", "must be empty for a context-menu command")
+    for field, allowed in (("integration_types", (0, 1)), ("contexts", (0, 1, 2))):
+        values = command.get(field)
+        if values is not None and (
+            not values or len(set(values)) != len(values) or not set(values) <= set(allowed)
+        ):
+            checker.add(field, f"is {values!r}; Discord takes distinct values of {allowed}")
     size = command_size(command)
     if size > limits.COMMAND_TOTAL:
         checker.add("size", f"is {size} characters in all; Discord allows {limits.COMMAND_TOTAL}")

@@ -50,7 +50,7 @@ OPTION_CHOICES = 25
 OPTION_STRING_LENGTH = 6000  # an option's min_length / max_length
 COMMAND_TOTAL = 4000  # name, description, options, choices and localizations of one command
 CHAT_INPUT_COMMANDS = 100  # per scope (global, or one guild)
-CONTEXT_MENU_COMMANDS = 5  # user commands, and message commands, per scope
+CONTEXT_MENU_COMMANDS = 15  # user commands, and message commands, per scope (5 before 2024)
 
 # Never end a cut inside a masked link: drop a trailing unfinished "[text](url" piece.
 _OPEN_LINK = re.compile(r"\[[^\]]*(\]\([^)]*)?$")

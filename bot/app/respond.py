@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import discord
 from discord import app_commands
 
-from bot.app import render
+from bot.app import installs, render
 from bot.app.workers import off_loop
 from bot.search.results import SearchError
 from bot.storage.core import WHEN_SLOW, DatabaseBusy, WhenSlow
@@ -89,6 +89,7 @@ async def acknowledge(
     One at a time per interaction: `soon`'s work and a slow database call inside it may both
     want to defer at once, and Discord refuses the second (40060)."""
     lock = interaction.extras.setdefault("acknowledging", asyncio.Lock())
+    ephemeral = ephemeral or installs.outside(interaction)
     async with lock:
         if interaction.response.is_done():
             return False
@@ -174,7 +175,10 @@ async def send(
     allowed_mentions: discord.AllowedMentions | None = None,
 ) -> None:
     """Reply (or edit the message a component sits on) whether or not we deferred.
-    `embeds` is several embeds on one message, instead of `embed`."""
+    `embeds` is several embeds on one message, instead of `embed`. Where the bot is not a
+    member (`installs.outside`) the answer is ephemeral and has no Share button."""
+    ephemeral = ephemeral or installs.outside(interaction)
+    view = installs.reachable(interaction, view)
     kwargs: dict[str, Any] = (
         {"embeds": list(embeds), "content": content}
         if embeds is not None

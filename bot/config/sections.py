@@ -123,6 +123,18 @@ class LibrarySettings:
     follows_per_server: Annotated[int, within(0, 10_000)] = 25
 
 
+@dataclass(frozen=True, slots=True)
+class LinksSettings:
+    """Papers named in messages (issue 28): "Find papers" and the optional link replies."""
+
+    # Reply to messages that post paper links in servers that ran `/server links on`. Needs the
+    # privileged Message Content intent, requested only when this is true (turn it on in the
+    # developer portal first, or Discord refuses the connection).
+    replies: bool = False
+    # The most a paper not in the corpus may take to fetch from arXiv or OpenReview on demand.
+    fetch_timeout_seconds: Annotated[float, within(1.0, 120.0)] = 15.0
+
+
 SourceKind = Literal["openreview", "arxiv", "paperlist"]
 SOURCE_KINDS: tuple[str, ...] = get_args(SourceKind)
 
@@ -192,6 +204,7 @@ class Settings:
     storage: StorageSettings = StorageSettings()
     daily: DailySettings = DailySettings()
     library: LibrarySettings = LibrarySettings()
+    links: LinksSettings = LinksSettings()
     sources: SourcesSettings = SourcesSettings()
     secrets: Secrets = Secrets()
     source: Path | None = None
@@ -210,4 +223,5 @@ SECTIONS: dict[str, type] = {
     "storage": StorageSettings,
     "daily": DailySettings,
     "library": LibrarySettings,
+    "links": LinksSettings,
 }

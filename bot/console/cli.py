@@ -79,6 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("stats", help="papers per venue and index figures")
 
+    find = sub.add_parser("find", help="the papers a message names (arXiv, OpenReview, DOI)")
+    find.add_argument("text", nargs="+", help="the message, e.g. 'see arxiv.org/abs/2401.01234'")
+    find.add_argument("--no-fetch", action="store_true", help="look in the corpus only")
+    find.add_argument("--json", action="store_true", help="print JSON")
+
     ingest = sub.add_parser("ingest", help="validate corpus files; convert them to JSON Lines")
     ingest.add_argument("files", nargs="+", type=Path, metavar="FILE")
     ingest.add_argument("--out", type=Path, help="write the valid papers here as JSON Lines")
@@ -241,6 +246,10 @@ def run(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
             _dump(paper.to_json(), out)
         else:
             print_paper(paper, out)
+    elif cmd == "find":
+        from bot.console.links import run_find
+
+        return run_find(args, engine, settings, out)
     elif cmd == "stats":
         out.write(
             f"{len(engine.papers)} papers, {len(engine.index.vocab)} distinct terms, "

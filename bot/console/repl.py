@@ -32,6 +32,7 @@ from bot.config import DailySettings, LibrarySettings, Settings
 from bot.console.daily import DAILY_HELP, LocalDaily
 from bot.console.foryou import FORYOU_HELP, ConsoleForYou
 from bot.console.library import LIBRARY_HELP, LOCAL_USER, LocalLibrary
+from bot.console.links import FIND_HELP, finding_for, finding_text
 from bot.console.localdb import ConsoleContext, LocalDatabase
 from bot.console.text import embed_text, paper_actions, result_notes
 from bot.library import citation
@@ -181,6 +182,8 @@ class Console:
             today = self.daily.handle(name, rest)
             if today is not None:
                 self.paper = today
+        elif name == "find":
+            self.write(finding_text(finding_for(self.engine, rest, self.settings)))
         elif name == "save":
             self._save(rest)
         elif name == "cite":
@@ -189,7 +192,7 @@ class Console:
                 self.write(citation(chosen) + "\n")
         elif name == "help":
             self.show(render.help_embed(self.engine.venues(), ephemeral=None))
-            self.write(CONSOLE_HELP + LIBRARY_HELP + FORYOU_HELP + DAILY_HELP)
+            self.write(CONSOLE_HELP + FIND_HELP + LIBRARY_HELP + FORYOU_HELP + DAILY_HELP)
         elif name in ("next", "prev"):
             if self.state is None or self.result is None:
                 self.write("No results yet: try /search optimal transport\n")

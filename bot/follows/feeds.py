@@ -9,7 +9,7 @@ Matches found before a notice is due are claimed at once (so the shared "already
 memory and the exactly-once guarantee hold from the start) into one notice that waits for its
 time (`Follows.claim(..., not_before=...)` appends to it). The time rule is the daily post's
 (`bot.daily.due_instant`: IANA zones, DST gaps and folds). Stored in `feed_settings`
-(bot/storage/migrations/0007_foryou.sql), keyed by the follow's id; a follow without a row
+(bot/storage/migrations/0006_foryou.sql), keyed by the follow's id; a follow without a row
 has the defaults.
 """
 

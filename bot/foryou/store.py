@@ -6,7 +6,7 @@ The memory is shared by every way a paper reaches a member personally: follows t
 For you, `/new` and the daily post; `bot.foryou.filter_unseen` is the one place that reads it.
 
 Same SQL dialect rules as `bot.library.store`; the tables are
-`bot/storage/migrations/0007_foryou.sql`.
+`bot/storage/migrations/0006_foryou.sql`.
 """
 
 from __future__ import annotations

@@ -28,6 +28,8 @@ from pylatexenc.latexwalker import LatexWalker
 from pylatexenc.latexwalker import get_default_latex_context_db as walker_db
 from pylatexenc.macrospec import MacroSpec
 
+from bot.papers.mathtext import rewrite
+
 # $$...$$, $...$, \(...\), {\em ...} groups, a command with its brace arguments
 # (\textit{...}, \cite{a,b}), or an accent command (\"o, \'{e}).
 LATEX_SPAN = re.compile(
@@ -47,6 +49,17 @@ _DOLLAR = "\ue000"  # a literal `\$` hides here while math spans are found
 _TEX_QUOTES = re.compile(r"``(.{1,400}?)''", re.DOTALL)
 _MACRO_NAME = re.compile(r"\\([A-Za-z]+)(\s*)(?=(\{)?)")
 _SPACES = re.compile(r"\s+")
+# Citations are no text a reader can use: `~\cite{key}` and the `<cit.>` other converters
+# leave are dropped with the space or tie before them, and so are brackets left empty.
+CITE_MACROS = "cite citep citet citealp citealt citeauthor citeyear citenum nocite".split()
+_CITATION = re.compile(
+    r"[ \t]*~?[ \t]*(?:\\(?:" + "|".join(CITE_MACROS) + r")\*?(?:\[[^\]\n]{0,100}\])*"
+    r"\{[^{}\n]{0,400}\}|<cit\.>)"
+)
+_EMPTY_BRACKETS = re.compile(r"[ \t]*(?:\([ \t,;]*\)|\[[ \t,;]*\])")
+_EM_DASH = re.compile(r"(?<!-)---(?!-)")
+# A math span's delimiters: its inside gets `mathtext.rewrite` (scripts and fractions).
+_MATH = re.compile(r"^(\$\$|\$|\\\()(.*?)(\$\$|\$|\\\))$", re.S)
 
 # Text-style macros whose argument is the text (pylatexenc's defaults drop some of them).
 TEXT_MACROS = (
@@ -98,6 +111,13 @@ SHORTHANDS = {
     "poly": "poly",
     "norm": "",
 }
+# Delimiter sizes (`\\left(`, `\\big)`): no text, the delimiter after them is.
+SHORTHANDS.update(
+    dict.fromkeys(
+        "left right middle big Big bigg Bigg bigl bigr Bigl Bigr biggl biggr Biggl Biggr".split(),
+        "",
+    )
+)
 # Font switches (`{\\em word}`): the words inside stay, the switch itself is no text.
 FONT_SWITCHES = (
     "em it bf rm sc tt sf sl cal up md normalfont bfseries itshape ttfamily scshape sffamily "
@@ -160,6 +180,7 @@ def _converter() -> _Tools:
     ]
     specs += [MacroTextSpec(name, simplify_repl=text) for name, text in SHORTHANDS.items()]
     specs += [MacroTextSpec(name, discard=True) for name in FONT_SWITCHES]
+    specs += [MacroTextSpec(name, discard=True) for name in CITE_MACROS]
     db.add_context_category("paperbot", macros=specs, prepend=True)
     parse_db = walker_db()
     parse_db.add_context_category(
@@ -192,6 +213,9 @@ def _unknown_macros(span: str, known: frozenset[str]) -> str:
 def span_to_text(span: str) -> str:
     """One LaTeX span as plain Unicode; falls back to the span without markup if it won't parse."""
     tools = _converter()
+    math = _MATH.match(span)
+    if math:  # scripts and fractions first: `\\tfrac` is no macro pylatexenc knows
+        span = math[1] + rewrite(math[2], _argument_text) + math[3]
     source = _unknown_macros(span, tools.known).replace("%", r"\%")
     try:
         walker = LatexWalker(source, latex_context=tools.parse_db, tolerant_parsing=True)
@@ -202,12 +226,21 @@ def span_to_text(span: str) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
+def _argument_text(arg: str) -> str:
+    """A script's or fraction's argument as text (through `span_to_text`, so they nest)."""
+    return span_to_text("$" + arg + "$") if arg.strip() else ""
+
+
 def has_latex(text: str) -> bool:
     return "$" in text or "\\" in text or "``" in text
 
 
 def latex_to_unicode(text: str) -> str:
     """Replace every LaTeX span in `text` by its Unicode rendering; other text is untouched."""
+    if "---" in text:
+        text = _EM_DASH.sub("—", text)
+    if "<cit.>" in text or "\\cite" in text:
+        text = _drop_citations(text)
     if not has_latex(text):
         return text
     if "``" in text:
@@ -220,6 +253,11 @@ def latex_to_unicode(text: str) -> str:
     if "$" in text or "\\" in text:
         text = LATEX_SPAN.sub(lambda m: span_to_text(m.group(0)), text)
     return text.replace(_DOLLAR, "$")
+
+
+def _drop_citations(text: str) -> str:
+    dropped = _CITATION.sub("", text)
+    return dropped if dropped == text else _EMPTY_BRACKETS.sub("", dropped)
 
 
 def display_title(title: str) -> str:

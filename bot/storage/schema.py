@@ -98,6 +98,7 @@ TABLES: tuple[str, ...] = (
     "ratings",
     "feed_settings",
     "shown",
+    "link_replies",
 )
 
 _INTEGER = re.compile(r"\bINTEGER\b")

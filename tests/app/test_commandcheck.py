@@ -124,9 +124,9 @@ def test_scope_caps_and_duplicates() -> None:
     many = [command(name=f"c{i}") for i in range(limits.CHAT_INPUT_COMMANDS + 1)]
     assert fields(many) == ["type 1 commands"]
     assert fields([command(), command()]) == ["name"]
-    menus = [{"type": 2, "name": f"User Menu {i}", "description": ""} for i in range(6)]
+    menus = [{"type": 2, "name": f"User Menu {i}", "description": ""} for i in range(16)]
     assert fields(menus) == ["type 2 commands"]
-    assert fields(menus[:5] + many[:100]) == []
+    assert fields(menus[:15] + many[:100]) == []
 
 
 def test_valid_names_take_any_script_in_lower_case() -> None:
@@ -152,3 +152,11 @@ def test_check_fails_naming_command_field_and_limit(
     assert code == 1, text
     assert "FAIL command /reload: description is 110 characters; Discord allows 1-100" in text
     assert "check failed" in text
+
+
+def test_installs_and_contexts_are_checked() -> None:
+    assert fields([command(integration_types=[0, 1], contexts=[0, 1, 2])]) == []
+    assert fields([command(integration_types=[2])]) == ["integration_types"]
+    assert fields([command(integration_types=[])]) == ["integration_types"]
+    assert fields([command(contexts=[0, 0])]) == ["contexts"]
+    assert fields([command(contexts=[3])]) == ["contexts"]

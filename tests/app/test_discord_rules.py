@@ -432,8 +432,8 @@ COMMAND_RULES: list[tuple[str, list[dict[str, Any]], str]] = [
     ("100 commands", [cmd(f"c{i}") for i in range(101)], "_errors"),
     ("names unique", [cmd("same"), cmd("same")], "1.name"),
     (
-        "5 user commands",
-        [{"type": 2, "name": f"User {i}", "description": ""} for i in range(6)],
+        "15 user commands",
+        [{"type": 2, "name": f"User {i}", "description": ""} for i in range(16)],
         "_errors",
     ),
 ]

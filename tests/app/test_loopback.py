@@ -89,7 +89,7 @@ async def test_setup_hook_loads_cogs_and_syncs_described_commands(
     commands = fake.commands()
     assert {"search", "paper", "similar", "random", "help", "sync"} <= set(commands)
     for command in commands.values():
-        assert command["description"]
+        assert command["description"] or command["type"] == 3  # a message command has none
         for option in command.get("options", []):
             assert option["description"], (command["name"], option["name"])
     search = {o["name"]: o for o in commands["search"]["options"]}

@@ -50,7 +50,7 @@ def test_paper_embed_within_limits_for_huge_paper() -> None:
     assert embed.title.endswith("…")
     assert len(embed.title) <= 256
     assert "$" not in (embed.description or "")
-    assert "ℓ\\_1" in (embed.description or "")  # LaTeX rendered, then escaped
+    assert "ℓ₁" in (embed.description or "")  # LaTeX rendered (a subscript), then escaped
     assert "\\*\\*transport\\*\\*" in (embed.description or "")  # corpus markdown is inert
     fields = {f.name: f.value for f in embed.fields}
     assert fields["Authors"].endswith("more")

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import rules_commands
 from .messages import EPHEMERAL, Upload, iter_components
 from .models import JSON, FakeChannel, FakeGuild, FakeRole, FakeUser, snowflake
 from .recorder import Recorder
@@ -246,9 +247,15 @@ def build_options(
 
 
 def base_payload(
-    world: World, type: int, user: FakeUser, channel: FakeChannel, locale: str | None
+    world: World,
+    type: int,
+    user: FakeUser,
+    channel: FakeChannel,
+    locale: str | None,
+    *,
+    user_install: bool = False,
 ) -> JSON:
-    guild = world.guild_of(channel)
+    guild = rules_commands.guild_of(world, channel)
     payload: JSON = {
         "id": snowflake(),
         "application_id": world.application_id,
@@ -267,16 +274,9 @@ def base_payload(
         if user.id not in guild.members:
             guild.add_member(user)
         payload["channel"]["permissions"] = str(guild.permissions_of(user.id))
-        payload.update(
-            guild_id=guild.id,
-            guild={"id": guild.id, "locale": guild.locale, "features": []},
-            guild_locale=guild.locale,
-            member=guild.member_json(user.id, with_permissions=True),
-            authorizing_integration_owners={"0": guild.id},
-            context=0,
-        )
-    else:
-        payload.update(user=user.to_json(), authorizing_integration_owners={"0": "0"}, context=1)
+    payload.update(
+        rules_commands.place_fields(world, channel, user, user_install=user_install, guild=guild)
+    )
     return payload
 
 
@@ -291,9 +291,10 @@ def command_payload(
     locale: str | None = None,
     focused: str | None = None,
     command_guild_id: str | None = None,
+    user_install: bool = False,
 ) -> JSON:
     """A type 2 (slash) or type 4 (autocomplete) payload for ``path`` = [command, group?, sub?]."""
-    payload = base_payload(world, type, user, channel, locale)
+    payload = base_payload(world, type, user, channel, locale, user_install=user_install)
     guild = world.guild_of(channel)
     command = world.find_command(path[0], guild.id if guild else None)
     if command_guild_id is None and command is not None:
@@ -334,7 +335,9 @@ def component_payload(
     *,
     locale: str | None = None,
 ) -> JSON:
-    channel = world.channel(message["channel_id"])
+    channel = world.channel(message["channel_id"]) or rules_commands.outside_channel(
+        world, message["channel_id"]
+    )
     assert channel is not None, f"unknown channel {message['channel_id']}"
     payload = base_payload(world, COMPONENT, user, channel, locale)
     payload["message"] = copy.deepcopy(message)

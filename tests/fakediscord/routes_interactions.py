@@ -6,6 +6,7 @@ import asyncio
 import copy
 from typing import TYPE_CHECKING
 
+from . import rules_commands
 from .interactions import (
     AUTOCOMPLETE,
     AUTOCOMPLETE_RESULT,
@@ -150,6 +151,7 @@ def register(router: Router, fake: FakeDiscord) -> None:
     async def followup(call: Call) -> object:
         handle = webhook_handle(call)
         body = require_message_body(call)
+        rules_commands.followup_refusal(handle)  # a user install outside: 5 at most
         message = new_message(handle, body, call)
         handle.followup_ids.append(message["id"])
         handle.replies.append(

@@ -8,7 +8,7 @@ from typing import Any
 
 from aiohttp import web
 
-from . import routes_app, routes_channels, routes_interactions
+from . import routes_app, routes_channels, routes_interactions, rules_commands
 from .faults import Faults
 from .gateway import Gateway
 from .interactions import (
@@ -219,6 +219,7 @@ class FakeDiscord:
     # interactions -----------------------------------------------------------------------------
 
     async def _send(self, payload: JSON, user: FakeUser, channel: FakeChannel) -> InteractionHandle:
+        rules_commands.check_offered(self.world, payload)  # NotOffered: Discord would not show it
         handle = InteractionHandle(payload, user, channel)
         self.world.interactions[handle.token] = handle
         await self.dispatch("INTERACTION_CREATE", payload)
@@ -234,11 +235,13 @@ class FakeDiscord:
         subcommand: str | None = None,
         locale: str | None = None,
         command_guild: FakeGuild | None = None,
+        user_install: bool = False,
     ) -> InteractionHandle:
         """Invoke ``/name`` (``"group sub"`` or ``subcommand=`` for subcommands) as ``user``
         (default alice) in ``channel`` (default #general). Option types come from the synced
         command when known, else from the Python values (FakeChannel/FakeUser/FakeRole resolve).
-        ``command_guild`` marks an unsynced command as a guild command."""
+        ``command_guild`` marks an unsynced command as a guild command. ``user_install``: the
+        user added the app to their account (implied where the bot is not a member)."""
         path = name.split() + (subcommand.split() if subcommand else [])
         user, channel = user or self.alice, channel or self.channel
         payload = command_payload(
@@ -250,8 +253,42 @@ class FakeDiscord:
             channel,
             locale=locale,
             command_guild_id=command_guild.id if command_guild else None,
+            user_install=user_install,
         )
         return await self._send(payload, user, channel)
+
+    async def message_command(
+        self,
+        name: str,
+        message: JSON,
+        *,
+        user: FakeUser | None = None,
+        channel: FakeChannel | None = None,
+        user_install: bool = False,
+    ) -> InteractionHandle:
+        """Choose the message context-menu command ``name`` on ``message`` (a stored message,
+        e.g. from ``user_message``; ``channel`` defaults to the message's own)."""
+        user = user or self.alice
+        channel = channel or self.world.channel(message["channel_id"])
+        channel = channel or rules_commands.outside_channel(self.world, message["channel_id"])
+        assert channel is not None, f"unknown channel {message['channel_id']}"
+        payload = base_payload(self.world, COMMAND, user, channel, None, user_install=user_install)
+        payload["data"] = rules_commands.message_command_data(
+            self.world, name, copy.deepcopy(message), payload.get("guild_id")
+        )
+        return await self._send(payload, user, channel)
+
+    def outside_guild(self, name: str = "Elsewhere") -> FakeGuild:
+        """A server the bot is not in; its members may use the app through a user install."""
+        return rules_commands.outside_guild(self.world, name)
+
+    def user_dm(self, other: FakeUser) -> FakeChannel:
+        """A DM with ``other`` (not the bot), where only a user install reaches."""
+        return rules_commands.user_dm(self.world, other)
+
+    def group_dm(self, *users: FakeUser) -> FakeChannel:
+        """A group DM without the bot (default: alice and admin)."""
+        return rules_commands.group_dm(self.world, *users)
 
     async def autocomplete(
         self,
@@ -317,6 +354,7 @@ class FakeDiscord:
         ctype = component_type or int(component["type"])
         user = user or self.alice
         channel = self.world.channel(current["channel_id"])
+        channel = channel or rules_commands.outside_channel(self.world, current["channel_id"])
         assert channel is not None
         payload = component_payload(self.world, current, custom_id, ctype, user, values)
         return await self._send(payload, user, channel)

@@ -14,14 +14,14 @@ import unicodedata
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from . import rules_components, rules_forum
+from . import rules_commands, rules_components, rules_forum
 from . import spec as spec_module
 from .rules_messages import Path, Refusal, message_refusals, too_long
 
 NAME, DESCRIPTION, OPTIONS, CHOICES = 32, 100, 25, 25
 CHOICE_NAME, CHOICE_VALUE, COMMAND_TOTAL, CHAT_INPUT_COMMANDS = 100, 100, 4000, 100
 THREAD_NAME = 100
-CONTEXT_MENU_COMMANDS = 5  # of each kind (user, message) per scope
+CONTEXT_MENU_COMMANDS = 15  # of each kind (user, message) per scope (it was 5)
 AUTOCOMPLETE_CHOICES = 25
 #: callback types with message data, and the autocomplete result
 MESSAGE_CALLBACKS, AUTOCOMPLETE_RESULT = {4, 7}, 8
@@ -167,6 +167,7 @@ HAND_RULES: list[tuple[str, re.Pattern[str], Callable[[Any], list[Refusal]]]] = 
     ("POST", re.compile(r"/channels/[^/]+(?:/messages/[^/]+)?/threads"), thread_refusals),
     *rules_components.HAND_RULES,
     ("POST", re.compile(r"/channels/[^/]+/threads"), rules_forum.thread_body_refusals),
+    *rules_commands.RULES,
 ]
 
 

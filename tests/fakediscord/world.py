@@ -52,6 +52,8 @@ class World:
         for user in (self.bot_user, self.owner, self.alice, self.admin):
             self.users[user.id] = user
         self.guilds: list[FakeGuild] = []
+        self.outside_guilds: list[FakeGuild] = []  # servers the bot is not in (rules_commands)
+        self.outside_channels: list[FakeChannel] = []  # group DMs without the bot
         self.dm_channels: dict[str, FakeChannel] = {}
         self.bot_roles: dict[str, FakeRole] = {}
         self.messages = MessageStore()

@@ -1,4 +1,5 @@
-"""OpenReview API v2 `GET /notes` on loopback: `content.venueid` filter, `offset`/`limit`, `count`.
+"""OpenReview API v2 `GET /notes` on loopback: `content.venueid` and `id` filters, `offset`/`limit`,
+`count`.
 
 Every content field is `{"value": ...}` as in API v2. A `limit` above 1000 is refused with a 400
 and OpenReview's error shape, as the real API refuses it.
@@ -85,6 +86,7 @@ class FakeOpenReview(LoopbackServer):
         if limit > MAX_LIMIT or limit < 1 or offset < 0:
             return self._error(request, f"limit must be between 1 and {MAX_LIMIT}")
         venueid = params.get("content.venueid")
+        wanted = params.get("id")  # API v2 `?id=`: that one note (Find papers, on demand)
         found = [
             n
             for n in self.notes
@@ -93,6 +95,8 @@ class FakeOpenReview(LoopbackServer):
             or not isinstance(n.get("content"), dict)
             or n["content"].get("venueid", {}).get("value") == venueid
         ]
+        if wanted is not None:
+            found = [n for n in found if isinstance(n, dict) and n.get("id") == wanted]
         self.log(request, 200)
         return web.json_response({"notes": found[offset : offset + limit], "count": len(found)})
 

@@ -14,6 +14,7 @@ from bot.follows import Feeds, FeedSettings
 from bot.follows.store import Follows
 from bot.foryou import DOWN, UP, Ratings
 from bot.library.store import Library
+from bot.links import LinkReplies
 from bot.storage import admin
 from bot.storage.schema import StorageError, schema_version
 from bot.storage.sqlite import DatabaseDamaged
@@ -38,6 +39,7 @@ ROWS = {
     "ratings": 2,
     "feed_settings": 1,
     "shown": 1,
+    "link_replies": 1,
 }
 
 
@@ -51,6 +53,7 @@ async def fill(url: str, guilds: int = 3) -> None:
         await library.save(user, "p1", NOW, guild_id=(1 << 40) + 1)
         await library.save(user, "p2", NOW)
         await library.set_default_venue((1 << 40) + 1, "ICML 2026", NOW)
+        await LinkReplies(store).set((1 << 40) + 1, True, NOW)
         await library.add_reaction((1 << 40) + 1, (1 << 50) + 1, "p1", user, "👍", NOW)
         follow = await follows.add(user, "optimal transport", now=NOW)
         await follows.record_corpus(["p1", "p2"], NOW)

@@ -29,7 +29,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import limits, render, respond
+from bot.app import installs, limits, render, respond
 from bot.app.checks import WORDS, manager_group, manager_only, stored_text
 from bot.app.exts.daily import answers
 from bot.app.exts.daily.answers import TIME_MAX, TOPIC_MAX, ZONE_MAX
@@ -277,7 +277,7 @@ class Daily(commands.Cog):
     # -- /today -----------------------------------------------------------------------------
 
     @app_commands.command(name="today", description="Today's paper of the day for this server")
-    @app_commands.guild_only()
+    @installs.server_only
     async def today(self, interaction: discord.Interaction[PaperBot]) -> None:
         assert interaction.guild_id is not None
         ephemeral = self.bot.settings.discord.ephemeral

@@ -20,7 +20,7 @@ from discord import app_commands
 from discord.ext import commands
 
 import bot.library as library
-from bot.app import markdown, respond
+from bot.app import installs, markdown, respond
 from bot.app.checks import WORDS, manager_only, stored_autocomplete, stored_text
 from bot.app.exts.follows import notify
 from bot.app.exts.follows.embeds import follows_embed, notice_title
@@ -65,8 +65,8 @@ follow_autocomplete = stored_autocomplete(_removable)
 
 
 class FollowsCog(commands.Cog, name="Follows"):
-    follow = app_commands.Group(
-        name="follow", description="New papers matching a query, as they arrive"
+    follow = installs.anywhere(
+        app_commands.Group(name="follow", description="New papers matching a query, as they arrive")
     )
 
     def __init__(self, bot: PaperBot) -> None:
@@ -158,6 +158,11 @@ class FollowsCog(commands.Cog, name="Follows"):
         self.bot.engine.search(query, limit=1)  # bad syntax or venue: a clear message, nothing kept
         follows = self._follows()
         if channel is not None:
+            if installs.outside(interaction):  # a user install here: the bot cannot post
+                raise library.Refused(
+                    "Channel follows need the bot in this server; follow without a channel "
+                    "to get the papers by DM."
+                )
             await manager_only(interaction)
             assert interaction.guild_id is not None
             limit = self.bot.settings.library.follows_per_server

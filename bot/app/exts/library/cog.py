@@ -13,7 +13,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import render, respond
+from bot.app import installs, render, respond
 from bot.app.checks import stored_autocomplete, stored_text
 from bot.app.exts.library import views as saving
 from bot.library import actions as library
@@ -40,7 +40,7 @@ saved_autocomplete = stored_autocomplete(_saved)
 
 
 class LibraryCog(commands.Cog, name="Library"):
-    library = app_commands.Group(name="library", description="Your saved papers")
+    library = installs.anywhere(app_commands.Group(name="library", description="Your saved papers"))
 
     def __init__(self, bot: PaperBot) -> None:
         self.bot = bot

@@ -8,7 +8,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import render, respond
+from bot.app import installs, render, respond
 from bot.app.checks import owner_only
 
 if TYPE_CHECKING:
@@ -20,6 +20,7 @@ class Meta(commands.Cog):
         self.bot = bot
 
     @app_commands.command(name="help", description="What this bot does and how to search")
+    @installs.anywhere
     async def help(self, interaction: discord.Interaction[PaperBot]) -> None:
         ephemeral = self.bot.settings.discord.ephemeral
         embed = render.help_embed(self.bot.engine.venues(), ephemeral=ephemeral)

@@ -9,7 +9,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import limits, refs, render, respond
+from bot.app import installs, limits, refs, render, respond
 from bot.app.checks import effective_venue, venue_autocomplete
 from bot.app.results import views as components
 from bot.app.results.pages import VENUE_MAX, PageState, page_limit
@@ -48,11 +48,13 @@ class Papers(commands.Cog):
 
     @app_commands.command(name="paper", description="Show one paper: abstract, authors, links")
     @app_commands.describe(paper=PAPER_HELP)
+    @installs.anywhere
     async def paper(self, interaction: discord.Interaction[PaperBot], paper: PaperRef) -> None:
         await components.show_paper(interaction, paper, ephemeral=self.ephemeral)
 
     @app_commands.command(name="similar", description="Papers similar to one paper")
     @app_commands.describe(paper=PAPER_HELP)
+    @installs.anywhere
     async def similar(self, interaction: discord.Interaction[PaperBot], paper: PaperRef) -> None:
         engine = self.bot.engine
         found = await respond.compute(
@@ -71,6 +73,7 @@ class Papers(commands.Cog):
         venue="Only papers from this venue (start typing; all: every venue despite a default)"
     )
     @app_commands.autocomplete(venue=venue_autocomplete)
+    @installs.anywhere
     async def random_paper(
         self,
         interaction: discord.Interaction[PaperBot],

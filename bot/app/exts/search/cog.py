@@ -8,7 +8,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import limits
+from bot.app import installs, limits
 from bot.app.checks import effective_venue, venue_autocomplete
 from bot.app.results import views as components
 from bot.app.results.pages import LIMIT_MAX, QUERY_MAX, VENUE_MAX, PageState, page_limit
@@ -47,6 +47,7 @@ class Search(commands.Cog):
     )
     @app_commands.autocomplete(venue=venue_autocomplete)
     @app_commands.checks.dynamic_cooldown(search_cooldown, key=lambda i: i.user.id)
+    @installs.anywhere
     async def search(
         self,
         interaction: discord.Interaction[PaperBot],

@@ -27,7 +27,8 @@ from discord import app_commands
 from discord.ext import commands
 
 import bot.library as library
-from bot.app import markdown, refs, respond
+import bot.links as links
+from bot.app import installs, markdown, refs, respond
 from bot.app.checks import manager_group, manager_only, stored_text, venue_autocomplete
 from bot.app.exts.server.embeds import top_embed
 from bot.app.results.pages import VENUE_MAX
@@ -48,7 +49,7 @@ class Server(commands.Cog):
     @app_commands.choices(
         period=[app_commands.Choice(name=p, value=p) for p in ("week", "month", "all")]
     )
-    @app_commands.guild_only()
+    @installs.server_only
     async def top(
         self,
         interaction: discord.Interaction[PaperBot],
@@ -87,6 +88,34 @@ class Server(commands.Cog):
             "given (`venue: all` searches everything once)."
             if venue
             else "No default venue: /search and /random look in every venue."
+        )
+        await respond.confirm(interaction, text)
+
+    @server.command(name="links", description="Reply to messages that post paper links")
+    @app_commands.describe(state="on: reply with the papers of arXiv/OpenReview/DOI links")
+    @app_commands.choices(state=[app_commands.Choice(name=v, value=v) for v in ("on", "off")])
+    @app_commands.check(manager_only)
+    async def link_replies(
+        self, interaction: discord.Interaction[PaperBot], state: app_commands.Choice[str]
+    ) -> None:
+        assert interaction.guild_id is not None
+        on = state.value == "on"
+        if on and not self.bot.settings.links.replies:
+            raise library.Refused(
+                "Link replies need the Message Content intent, which this bot does not ask "
+                "for: its operator sets `[links] replies = true` in settings.toml and turns the "
+                "intent on in the developer portal. **Find papers** (a message's Apps menu) "
+                "works without it."
+            )
+        if self.bot.storage is None:
+            raise library.Refused("Link replies need the bot's database, which is not available.")
+        await links.LinkReplies(self.bot.storage).set(interaction.guild_id, on, library.now())
+        self.bot.dispatch("link_replies_changed", interaction.guild_id, on)
+        text = (
+            "I'll reply to messages here that post arXiv, OpenReview or DOI links, with the "
+            "papers (compact)."
+            if on
+            else "No more link replies here. **Find papers** on a message still works."
         )
         await respond.confirm(interaction, text)
 

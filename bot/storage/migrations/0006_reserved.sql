@@ -1,1 +1,0 @@
--- 6: reserved for another branch's migration (issue 28/27 work); the lead replaces this file at merge.
