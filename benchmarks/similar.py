@@ -38,6 +38,7 @@ from bot.search.query.similar import similar_query
 from bot.search.results import Plan
 
 TOP = 5
+LEAST = (2, 1)
 Lister = Callable[[Paper, int], list[str]]
 
 
@@ -57,7 +58,7 @@ def listers(engine: SearchEngine) -> dict[str, Lister]:
 
     def before(paper: Paper, doc: int) -> list[str]:
         chosen = distinctive_terms(Counter(engine._doc_terms(doc)), index.doc_freq, index.n_docs)
-        return run(Plan("before", tuple(t for t, _s in chosen[:limit]), skip=doc))
+        return run(Plan("before", tuple(t for t, _s in chosen[:25]), skip=doc))
 
     def after(paper: Paper, doc: int) -> list[str]:
         like = similar_query(paper, analyzer, index.doc_freq, index.n_docs, limit)
@@ -74,21 +75,24 @@ def listers(engine: SearchEngine) -> dict[str, Lister]:
     }
 
 
-def measure(engine: SearchEngine, split: str, least: int) -> dict[str, tuple[float, int]]:
-    """(mean share of the top 5 sharing >= `least` keywords, papers measured) per lister."""
+def measure(engine: SearchEngine, split: str) -> dict[str, dict[int, float]]:
+    """Per lister, {k: mean share of the top 5 sharing >= k keywords} for k = 1, 2, over the
+    papers of `split` with at least two keywords."""
     keywords = {p.id: keyword_set(p) for p in engine.papers}
     sources = [
         (p, d)
         for d, p in enumerate(engine.papers)
-        if len(keywords[p.id]) >= least and split in ("both", split_of(p.id))
+        if len(keywords[p.id]) >= 2 and split in ("both", split_of(p.id))
     ]
-    out = {}
+    out: dict[str, dict[int, float]] = {}
     for name, lister in listers(engine).items():
-        total = 0.0
+        totals = dict.fromkeys(LEAST, 0.0)
         for paper, doc in sources:
-            ids = lister(paper, doc)
-            total += sum(len(keywords[i] & keywords[paper.id]) >= least for i in ids) / TOP
-        out[name] = (total / len(sources) if sources else 0.0, len(sources))
+            shared = [len(keywords[i] & keywords[paper.id]) for i in lister(paper, doc)]
+            for least in LEAST:
+                totals[least] += sum(n >= least for n in shared) / TOP
+        out[name] = {k: v / max(1, len(sources)) for k, v in totals.items()}
+    out["papers"] = dict.fromkeys(LEAST, float(len(sources)))
     return out
 
 
@@ -105,13 +109,12 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     engine = SearchEngine(papers, settings=SearchSettings())
     splits = ("train", "test") if args.split == "both" else (args.split,)
-    cases = [(s, least) for s in splits for least in (2, 1)]
-    heads = [f"{s}: top {TOP} sharing >= {least} keywords" for s, least in cases]
+    results = {split: measure(engine, split) for split in splits}
+    heads = [f"{s}: top {TOP} sharing >= {k} keywords" for s in splits for k in LEAST]
     print("| /similar list | " + " | ".join(heads) + " |")
-    print("|---|" + "---|" * len(cases))
-    results = [measure(engine, s, least) for s, least in cases]
-    for name in results[0]:
-        cells = [f"{r[name][0]:.4f} (n={r[name][1]})" for r in results]
+    print("|---|" + "---|" * len(heads))
+    for name in results[splits[0]]:
+        cells = [f"{results[s][name][k]:.4f}" for s in splits for k in LEAST]
         print(f"| {name} | " + " | ".join(cells) + " |")
     return 0
 

@@ -74,7 +74,7 @@ class SearchSettings:
     prf_weight: Weight = 0.0
     min_score_ratio: Share = 0.1
     proximity_weight: Weight = 0.3
-    similar_terms: Annotated[int, within(1, 100)] = 25
+    similar_terms: Annotated[int, within(1, 100)] = 100
     page_size: Annotated[int, within(1, 10)] = 5
 
 

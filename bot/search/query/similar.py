@@ -19,7 +19,7 @@ docs/search-quality.md ("More like this") with `python -m benchmarks.similar`.
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -30,17 +30,19 @@ from bot.search.query.feedback import distinctive_terms
 TOPIC_WEIGHT = 3.0
 TLDR_WEIGHT = 2.0
 # The weight of the weakest chosen term against the strongest's 1.0 (`weight_of`).
-WEAKEST = 0.2
+WEAKEST = 0.1
 
 # Citation residue: "Smith et al. (2016)", "[12, 14]", "<cit.>", years such as 2016 or 1998a.
 CITATION = re.compile(
-    r"\bet\.?\s+al\b\.?|<\s*cit\.?\s*>|\[\s*\d[\d,;\s–-]*\]|\b(?:19|20)\d\d[a-z]?\b",
+    r"(?-i:(?:\b[A-Z][\w'-]*\s+(?:and\s+[A-Z][\w'-]*\s+)?)?)\bet\.?\s+al\b\.?"
+    r"|<\s*cit\.?\s*>|\[\s*\d[\d,;\s–-]*\]|\b(?:19|20)\d\d[a-z]?\b",
     re.IGNORECASE,
 )
 
 # The genre's words: in many abstracts whatever the topic, so they say nothing about it.
 FILLER = """
-propose proposed proposes proposing present presents introduce introduces novel new paper
+end-to-end state-of-the-art propose proposed proposes proposing present presents introduce
+introduces novel new paper
 approach approaches method methods technique framework show shows shown demonstrate
 demonstrates experiment experiments experimental empirical empirically result results
 outperform outperforms outperforming existing previous prior recent recently work works
@@ -68,11 +70,11 @@ def clean_citations(text: str) -> str:
     return CITATION.sub(" ", text)
 
 
-def weighted_counts(paper: Paper, analyze: Callable[[str], list[str]]) -> Counter[str]:
+def weighted_counts(paper: Paper, analyze: Callable[[str], list[str]]) -> dict[str, float]:
     """Each term's frequency in the paper, the topic fields' occurrences counted more and
     citation residue and filler left out."""
     filler = frozenset(analyze(FILLER_TEXT))  # the index's forms (stems) of the words
-    counts: Counter[str] = Counter()
+    counts: defaultdict[str, float] = defaultdict(float)
     fields: Sequence[tuple[str, float]] = (
         (paper.title, TOPIC_WEIGHT),
         ("; ".join(paper.keywords), TOPIC_WEIGHT),
@@ -85,7 +87,7 @@ def weighted_counts(paper: Paper, analyze: Callable[[str], list[str]]) -> Counte
         for term in analyze(clean_citations(text)):
             if term not in filler and not term.isdigit():
                 counts[term] += weight
-    return counts
+    return dict(counts)
 
 
 def weight_of(score: float, best: float) -> float:
