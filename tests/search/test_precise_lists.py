@@ -156,8 +156,10 @@ def test_similar_uses_distinctive_terms(lists):
     assert len(like.terms) <= SearchSettings().similar_terms
     assert "propos" not in like.terms
     assert "via" not in like.terms
-    # The whole text as the query matched 3,467 of the 3,477 papers; 25 terms match a few.
-    assert like.total < len(lists.papers) // 4
+    # The whole text as the query matched 3,467 of the 3,477 papers. Issue 27's query (100
+    # weighted terms, common ones last at a tenth of the weight: they help the top 5) leaves
+    # about half after the weak-match cut (1,702).
+    assert like.total < len(lists.papers) * 0.6
 
 
 def test_author_across_the_lists(lists):

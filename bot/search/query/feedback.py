@@ -115,7 +115,8 @@ def distinctive_terms(
 
     As MoreLikeThis's `minDocFreq`, terms in fewer than `min_df` documents are left out: a
     word only this paper uses cannot find another paper. Terms in more than COMMON_SHARE of
-    the documents come only when too few others are left (a corpus of a dozen papers).
+    the documents come only when too few others are left (a corpus of a dozen papers, or a
+    query of many terms).
     """
     scored = []
     for term, tf in counts.items():

@@ -41,7 +41,7 @@ CITATION = re.compile(
 
 # The genre's words: in many abstracts whatever the topic, so they say nothing about it.
 FILLER = """
-end-to-end state-of-the-art propose proposed proposes proposing present presents introduce
+end-to-end state-of-the-art via propose proposed proposes proposing present presents introduce
 introduces novel new paper
 approach approaches method methods technique framework show shows shown demonstrate
 demonstrates experiment experiments experimental empirical empirically result results
