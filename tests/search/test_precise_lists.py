@@ -1,8 +1,6 @@
 """Authors, fields, did-you-mean, paging past the end, filters that say what is wrong,
 MoreLikeThis and daily pools that equal /search."""
 
-from pathlib import Path
-
 import pytest
 
 from bot.config import SearchSettings
@@ -10,7 +8,7 @@ from bot.papers.corpus import load_file
 from bot.papers.records import Paper
 from bot.search.engine import SearchEngine
 from bot.search.results import BadFilter
-from tests.conftest import TEST_DATA, shared_path
+from tests.conftest import TEST_DATA
 
 SAMPLE = TEST_DATA / "latex_sample.json"
 
@@ -127,15 +125,6 @@ def test_daily_pool_is_exactly_what_search_matches(small):
         pool = small.matching_ids(query)
         listed = ids(small.search(query, limit=100))
         assert sorted(pool) == sorted(listed)
-
-
-@pytest.fixture(scope="module")
-def lists() -> SearchEngine:
-    folder = shared_path("paperlists")
-    papers: list[Paper] = []
-    for path in sorted(Path(folder).glob("*.json")):
-        papers += load_file(path, exclude_status=("Reject", "Withdraw", "Desk Reject")).papers
-    return SearchEngine(papers)
 
 
 @pytest.mark.parametrize(

@@ -1,16 +1,10 @@
 """Issue 27: "more like this" is about the paper (title, keywords, TL;DR), not its citations,
 years and boilerplate."""
 
-from pathlib import Path
-
-import pytest
-
-from bot.papers.corpus import load_file
 from bot.papers.records import Paper
 from bot.search.analysis.analyzer import Analyzer
 from bot.search.engine import SearchEngine
 from bot.search.query.similar import clean_citations, weighted_counts
-from tests.conftest import shared_path
 
 
 def test_citation_residue_is_cut():
@@ -38,15 +32,6 @@ def test_topic_fields_weigh_more_and_filler_is_left_out():
     assert counts[sorting] == 2 + 1
     for word in ("propose", "novel", "method", "jang", "al", "2016", "end"):
         assert not set(analyzer(word)) & set(counts), word
-
-
-@pytest.fixture(scope="module")
-def lists() -> SearchEngine:
-    folder = shared_path("paperlists")
-    papers: list[Paper] = []
-    for path in sorted(Path(folder).glob("*.json")):
-        papers += load_file(path, exclude_status=("Reject", "Withdraw", "Desk Reject")).papers
-    return SearchEngine(papers)
 
 
 def _similar_to(engine: SearchEngine, title: str) -> tuple[Paper, list[Paper], tuple[str, ...]]:
