@@ -6,7 +6,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from bot.config import SearchSettings
+from bot.config import SearchSettings, load_settings
 from bot.evaluation.harness import apply_overrides
 from bot.evaluation.knownitem import KINDS, known_item_set, split_of
 from bot.papers.records import Paper
@@ -16,7 +16,7 @@ from bot.search.index.bm25 import idf_of, lucene_idf
 from bot.search.index.postings import BM25Index, BM25Params
 from bot.search.parts import doc_text
 from bot.sources.seed import read_seed, seed_records
-from tests.conftest import PROJECT_ROOT
+from tests.conftest import ICML, PROJECT_ROOT
 
 
 def test_lucene_idf_is_lucenes_formula_positive_and_falling():
@@ -95,3 +95,18 @@ def test_every_seed_headline_finds_its_paper_first(icml_engine, idf):
         hits = engine.search(record["title"], limit=1, snippets=False).hits
         assert hits, record["title"]
         assert hits[0].paper.id == record["id"], record["title"]
+
+
+def test_a_saved_index_keeps_the_idf_it_was_asked_for(tmp_path):
+    """The setting reaches a saved index (its key and meta), built and then loaded."""
+    base = load_settings(env={}).with_corpus([ICML])
+    for idf in ("okapi", "lucene"):
+        search = replace(base.search, idf=idf)
+        settings = replace(base, search=search, corpus=replace(base.corpus, index_dir=tmp_path))
+        SearchEngine.load(settings)  # builds and saves
+        loaded = SearchEngine.load(settings)  # from the saved files
+        assert loaded.index.params.idf == idf
+        df = np.diff(loaded.index.indptr).astype(np.float64)
+        expected = idf_of(df, loaded.index.n_docs, BM25Params(epsilon=search.epsilon, idf=idf))
+        assert np.array_equal(loaded.index.idf, expected)
+    assert len([p for p in tmp_path.iterdir() if p.is_dir()]) == 2  # one folder per idf
