@@ -110,3 +110,19 @@ def test_a_saved_index_keeps_the_idf_it_was_asked_for(tmp_path):
         expected = idf_of(df, loaded.index.n_docs, BM25Params(epsilon=search.epsilon, idf=idf))
         assert np.array_equal(loaded.index.idf, expected)
     assert len([p for p in tmp_path.iterdir() if p.is_dir()]) == 2  # one folder per idf
+
+
+def test_eval_runs_the_tldr_kind_from_the_console(tmp_path):
+    """`python -m bot eval --paperlists DIR --kind tldr`: the accepted papers' TL;DRs."""
+    import io
+    import shutil
+
+    from bot.console.cli import main
+    from tests.conftest import TEST_DATA
+
+    shutil.copy(TEST_DATA / "iclr2018_sample.json", tmp_path / "iclr2018.json")
+    out, err = io.StringIO(), io.StringIO()
+    args = ["eval", "--paperlists", str(tmp_path), "--kind", "tldr", "--split", "all"]
+    assert main(args, out=out, err=err) == 0, err.getvalue()
+    assert "known items: tldr (all): 3 docs, 3 queries" in out.getvalue()
+    assert "idf=lucene" in out.getvalue()
