@@ -26,7 +26,6 @@ import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -145,18 +144,19 @@ def scifact_rows(folder: Path, settings: SearchSettings, split: str = "train") -
     return _rows(name, data.queries, data.qrels, report.per_query, libraries)
 
 
-def print_table(rows: Sequence[Row], out: Any = sys.stdout) -> None:
-    print("| set | system | nDCG@10 | MRR@10 | R@100 |", file=out)
-    print("|---|---|---|---|---|", file=out)
+def print_table(rows: Sequence[Row]) -> None:
+    print("| set | system | nDCG@10 | MRR@10 | R@100 |")
+    print("|---|---|---|---|---|")
     for name, system, s in rows:
         figures = " | ".join(f"{s[k]:.4f}" for k in ("ndcg@10", "mrr@10", "recall@100"))
-        print(f"| {name} | {system} | {figures} |", file=out, flush=True)
+        print(f"| {name} | {system} | {figures} |", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.known_items")
     parser.add_argument("--paperlists", type=Path, default=SHARED / "paperlists")
     parser.add_argument("--beir", type=Path, default=SHARED / "scifact", help="'' to skip")
+    parser.add_argument("--beir-split", default="train")
     parser.add_argument("--split", default="both", choices=("train", "test", "both"))
     parser.add_argument("--kinds", default=",".join(KINDS))
     parser.add_argument("--set", action="append", default=[], dest="overrides")
@@ -173,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     kinds = [k for k in args.kinds.split(",") if k]
     rows = known_item_rows(papers, settings, splits, kinds)
     if str(args.beir) not in ("", ".") and (args.beir / "corpus.jsonl").is_file():
-        rows += scifact_rows(args.beir, settings)
+        rows += scifact_rows(args.beir, settings, args.beir_split)
     print_table(rows)
     return 0
 
