@@ -30,7 +30,7 @@ from bot.papers.corpus import load_corpus
 from bot.search.analysis.analyzer import Analyzer
 from bot.search.engine import SearchEngine
 from bot.search.files.paperstore import PaperStore
-from bot.search.index.postings import BM25Index
+from bot.search.index.postings import BM25Index, BM25Params
 from bot.search.ranking import kernel
 
 
@@ -41,7 +41,7 @@ def load_saved(folder: Path, settings: SearchSettings) -> SearchEngine:
     today = {
         "analyzer": Analyzer().signature,
         "title_weight": settings.title_weight,
-        "params": [settings.k1, settings.b, settings.epsilon],
+        "params": BM25Params(settings.k1, settings.b, settings.epsilon, settings.idf).saved(),
     }
     differ = {k: (expect[k], v) for k, v in today.items() if expect[k] != v}
     if differ:

@@ -8,7 +8,7 @@ from bot.config import PROJECT_ROOT, ConfigError, load_settings, read_secrets
 def test_defaults_point_into_the_project():
     settings = load_settings(env={})
     assert settings.corpus.files == (PROJECT_ROOT / "data" / "icml2026.jsonl",)
-    assert settings.search.k1 == 1.5
+    assert settings.search.k1 == 1.0
     assert settings.search.b == 0.75
     assert settings.secrets.discord_token is None
 
@@ -220,7 +220,7 @@ def _refusal(tmp_path, text):
     [
         (
             "[search]\nkone = 1\n",
-            "[search] has unknown key kone; the keys are k1, b, epsilon, title_weight, "
+            "[search] has unknown key kone; the keys are k1, b, epsilon, idf, title_weight, "
             "compound_weight, prf_docs, prf_terms, prf_weight, min_score_ratio, "
             "proximity_weight, similar_terms, page_size",
         ),

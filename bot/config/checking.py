@@ -89,7 +89,7 @@ def convert_list(raw: Any, cls: type[T], base: Path, where: str) -> tuple[T, ...
     return tuple(cls(**msgspec.structs.asdict(table)) for table in tables)
 
 
-def check_range(name: str, key: str, value: float) -> None:
+def check_range(name: str, key: str, value: float | str) -> None:
     """ConfigError unless `value` suits `[name] key` (as written in settings.toml)."""
     cls = {**SECTIONS, "sources": SourcesSettings}[name]
     convert({key: value}, cls, PROJECT_ROOT, f"[{name}]")

@@ -62,17 +62,19 @@ class CorpusSettings:
 
 @dataclass(frozen=True, slots=True)
 class SearchSettings:
-    k1: Annotated[float, within(0.0, 100.0)] = 1.5
+    k1: Annotated[float, within(0.0, 100.0)] = 1.0
     b: Share = 0.75
     epsilon: Annotated[float, within(0.0, 10.0)] = 0.0
-    title_weight: Annotated[int, within(1, 10)] = 2
+    # "lucene": Lucene's idf (the default); "okapi": rank_bm25's, floored by epsilon (parity).
+    idf: Literal["lucene", "okapi"] = "lucene"
+    title_weight: Annotated[int, within(1, 10)] = 3
     compound_weight: Weight = 0.25
     prf_docs: Annotated[int, within(0, 100)] = 0
     prf_terms: Annotated[int, within(0, 100)] = 0
     prf_weight: Weight = 0.0
-    min_score_ratio: Share = 0.2
-    proximity_weight: Weight = 0.15
-    similar_terms: Annotated[int, within(1, 100)] = 25
+    min_score_ratio: Share = 0.1
+    proximity_weight: Weight = 0.3
+    similar_terms: Annotated[int, within(1, 100)] = 100
     page_size: Annotated[int, within(1, 10)] = 5
 
 

@@ -114,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "--kind",
         default="title",
-        choices=("title", "keywords", "first-sentence"),
+        choices=("title", "keywords", "first-sentence", "tldr"),
         help="with --paperlists: which words of a paper make its query",
     )
     ev.add_argument(

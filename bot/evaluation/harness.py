@@ -37,6 +37,7 @@ ANALYZERS = ("default", "plain", "stopwords", "stem")
 RANKING_KEYS = (
     "k1",
     "b",
+    "idf",
     "epsilon",
     "title_weight",
     "compound_weight",
@@ -169,7 +170,10 @@ def apply_overrides(settings: SearchSettings, pairs: Sequence[str]) -> SearchSet
             )
         default = getattr(SearchSettings(), key)
         try:
-            changes[key] = int(raw) if isinstance(default, int) else float(raw)
+            if isinstance(default, str):
+                changes[key] = raw.strip()
+            else:
+                changes[key] = int(raw) if isinstance(default, int) else float(raw)
         except ValueError as exc:
             raise ConfigError(f"--set {pair!r}: {key} must be a number") from exc
         check_range("search", key, changes[key])

@@ -30,11 +30,11 @@ from bot.search.files.integrity import IntegrityCheck
 from bot.search.files.opening import load_engine
 from bot.search.index.postings import BM25Index
 from bot.search.parts import EngineParts, Part
-from bot.search.query.feedback import distinctive_terms
 from bot.search.query.filters import PlanFilters
 from bot.search.query.notices import finish
 from bot.search.query.planning import make_plan
 from bot.search.query.proximity import rescore
+from bot.search.query.similar import similar_query
 from bot.search.ranking.pages import pruned_page, sorted_page
 from bot.search.ranking.topk import top_k
 from bot.search.results import Filters, Hit, IndexDamaged, Plan, SearchResult
@@ -344,18 +344,20 @@ class SearchEngine:
     @serving
     def similar(self, ref: str, limit: int = 10, offset: int = 0) -> SearchResult:
         """Papers like `ref`, itself left out. Like Lucene's MoreLikeThis, the query is the
-        paper's most distinctive terms by tf-idf (`similar_terms` of them), not its whole
-        text, which would match nearly every paper through words like "propose"."""
+        paper's most distinctive terms by tf-idf (`similar_terms` of them), its title, keywords
+        and TL;DR weighted over its abstract, citations and filler left out
+        (`bot.search.query.similar`)."""
         paper = self.paper(ref)
         doc = self.lookups.lookup.find(paper.id)
         assert doc is not None, "a paper found by `paper` has a position"
-        terms = distinctive_terms(
-            self._doc_terms(doc),
+        like = similar_query(
+            paper,
+            self.analyzer,
             self.index.doc_freq,
             self.index.n_docs,
             self.settings.similar_terms,
         )
-        plan = Plan(query=f"more like: {paper.title}", terms=tuple(terms), skip=doc)
+        plan = Plan(f"more like: {paper.title}", like.terms, like.weights, skip=doc)
         return self._run(plan, limit, offset)
 
     @serving

@@ -80,7 +80,7 @@ class EngineParts:
         index = index or BM25Index.build_parallel(
             lookups.papers,
             lambda p: raw_words(doc_text(p, s.title_weight)),
-            BM25Params(s.k1, s.b, s.epsilon),
+            BM25Params(s.k1, s.b, s.epsilon, s.idf),
             expand=analyzer.expand,
         )
         if index.n_docs != len(lookups.papers):

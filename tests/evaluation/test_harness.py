@@ -85,7 +85,7 @@ def test_compound_weights_keep_the_same_terms_and_plain_queries_match_rank_bm25(
     assert analyzer.query_terms(text)[1] == [1.0] * len(terms)
     # A query without hyphens scores exactly as rank_bm25 over the indexed text; the word
     # order bonus (bot.search.query.proximity) comes on top, so it is switched off here.
-    s = replace(icml_engine.settings, proximity_weight=0.0)
+    s = replace(icml_engine.settings, proximity_weight=0.0, idf="okapi")
     bm25_only = SearchEngine(icml_engine.papers, settings=s)
     tokens = [analyzer(doc_text(p, s.title_weight)) for p in icml_engine.papers]
     ref = BM25Okapi(tokens, k1=s.k1, b=s.b, epsilon=s.epsilon).get_scores(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import random
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -54,12 +55,15 @@ def test_every_cache_users_reach_stays_within_its_bound(
 ) -> None:
     """Small bounds, a few hundred distinct queries: each cache fills to its bound, never
     past it. Searches with words of the papers and made-up ones (corrected by the speller),
-    snippets shown, `/similar` (document terms), from the saved store (decoded papers)."""
+    snippets shown, feedback on (document terms), `/similar`, from the saved store (decoded
+    papers)."""
     monkeypatch.setattr(spelling, "SPELL_CACHE", 20)
     monkeypatch.setattr(parts, "DOC_TERMS_CACHE", 5)
     monkeypatch.setattr(paperstore, "RECENT", 6)
     monkeypatch.setattr(proximity, "RUN_STARTS_BYTES", 2_000)
     settings = settings_for(tmp_path)
+    feedback = replace(settings.search, prf_docs=3, prf_terms=3, prf_weight=0.2)
+    settings = replace(settings, search=feedback)
     SearchEngine.load(settings)  # builds and saves
     engine = SearchEngine.load(settings)  # serves from the saved store
     engine.analyzer._cache = StemCache(50)

@@ -1,8 +1,6 @@
 """Authors, fields, did-you-mean, paging past the end, filters that say what is wrong,
 MoreLikeThis and daily pools that equal /search."""
 
-from pathlib import Path
-
 import pytest
 
 from bot.config import SearchSettings
@@ -10,7 +8,7 @@ from bot.papers.corpus import load_file
 from bot.papers.records import Paper
 from bot.search.engine import SearchEngine
 from bot.search.results import BadFilter
-from tests.conftest import TEST_DATA, shared_path
+from tests.conftest import TEST_DATA
 
 SAMPLE = TEST_DATA / "latex_sample.json"
 
@@ -129,15 +127,6 @@ def test_daily_pool_is_exactly_what_search_matches(small):
         assert sorted(pool) == sorted(listed)
 
 
-@pytest.fixture(scope="module")
-def lists() -> SearchEngine:
-    folder = shared_path("paperlists")
-    papers: list[Paper] = []
-    for path in sorted(Path(folder).glob("*.json")):
-        papers += load_file(path, exclude_status=("Reject", "Withdraw", "Desk Reject")).papers
-    return SearchEngine(papers)
-
-
 @pytest.mark.parametrize(
     "query", ['"world model"', "world model", "optimal transport", "reinforcement learning"]
 )
@@ -156,8 +145,10 @@ def test_similar_uses_distinctive_terms(lists):
     assert len(like.terms) <= SearchSettings().similar_terms
     assert "propos" not in like.terms
     assert "via" not in like.terms
-    # The whole text as the query matched 3,467 of the 3,477 papers; 25 terms match a few.
-    assert like.total < len(lists.papers) // 4
+    # The whole text as the query matched 3,467 of the 3,477 papers. Issue 27's query (100
+    # weighted terms, common ones last at a tenth of the weight: they help the top 5) leaves
+    # about half after the weak-match cut (1,702).
+    assert like.total < len(lists.papers) * 0.6
 
 
 def test_author_across_the_lists(lists):

@@ -96,14 +96,14 @@ def load_engine(cls: type[SearchEngine], settings: Settings) -> SearchEngine:
         # A missing file is fatal there (CorpusError), before any index is keyed or saved.
         load_corpus(files, exclude_status=settings.corpus.exclude_status)
     s = settings.search
-    params = BM25Params(s.k1, s.b, s.epsilon)
+    params = BM25Params(s.k1, s.b, s.epsilon, s.idf)
     stamp = corpus_stamp(files, settings.corpus.exclude_status)
     digest = known_digest(settings.corpus.index_dir, stamp)
     expect = {
         "corpus": digest or corpus_digest(files, settings.corpus.exclude_status),
         "analyzer": analyzer.signature,
         "title_weight": s.title_weight,
-        "params": [params.k1, params.b, params.epsilon],
+        "params": params.saved(),
     }
     key = hashlib.sha256(repr(sorted(expect.items())).encode()).hexdigest()[:16]
     folder = settings.corpus.index_dir / key

@@ -1,6 +1,7 @@
-"""rank_bm25's BM25Okapi arithmetic, shared by the index in memory (`BM25Index`) and the
-streamed build that writes its arrays to files (`bot.search.index.streamed`): the same float64
-operations in the same order, so both give the same bits.
+"""BM25's arithmetic (rank_bm25's BM25Okapi, or with Lucene's idf), shared by the index in
+memory (`BM25Index`) and the streamed build that writes its arrays to files
+(`bot.search.index.streamed`): the same float64 operations in the same order, so both give the
+same bits. `[search] idf` chooses the idf (`idf_of`); "okapi" is rank_bm25's to the bit.
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ import numpy as np
 
 if TYPE_CHECKING:
     from bot.search.index.postings import BM25Params
+
+# The idf formulas `[search] idf` chooses between (`idf_of`).
+IDF_FORMULAS = ("lucene", "okapi")
 
 
 def length_norms(doc_len: np.ndarray, params: BM25Params) -> tuple[float, np.ndarray]:
@@ -57,3 +61,24 @@ def okapi_idf(df: np.ndarray, n_docs: int, epsilon: float) -> np.ndarray:
     floor = epsilon * average
     idf[idf <= 0] = floor if floor > 0 else MIN_IDF
     return idf
+
+
+def lucene_idf(df: np.ndarray, n_docs: int) -> np.ndarray:
+    """Lucene's (and bm25s's, tantivy's) idf: log(1 + (N - n + 0.5) / (n + 0.5)).
+
+    Always positive and falling steadily with df, so a common word ("model", in most
+    papers) still counts a little and never more than a rarer one; no floor is needed.
+    """
+    if df.size == 0:
+        return df
+    return np.log1p((n_docs - df + 0.5) / (df + 0.5))
+
+
+def idf_of(df: np.ndarray, n_docs: int, params: BM25Params) -> np.ndarray:
+    """The idf `params.idf` names: `okapi` (rank_bm25's, floored by `params.epsilon`) or
+    `lucene` (epsilon unused)."""
+    if params.idf == "okapi":
+        return okapi_idf(df, n_docs, params.epsilon)
+    if params.idf == "lucene":
+        return lucene_idf(df, n_docs)
+    raise ValueError(f"unknown idf {params.idf!r}; choose one of {', '.join(IDF_FORMULAS)}")

@@ -23,7 +23,7 @@ import numpy as np
 from bot.papers.files import atomic_folder, check_sizes, file_digest, read_meta
 from bot.search.index.blockmax import BlockMax
 from bot.search.index.bm25 import MIN_IDF as MIN_IDF  # re-exported
-from bot.search.index.bm25 import length_norms, okapi_idf, posting_saturation
+from bot.search.index.bm25 import idf_of, length_norms, posting_saturation
 from bot.search.index.build import Expand, Partial, merge_partials, partial, tokenize_parallel
 from bot.search.index.pairs import PairIndex
 from bot.search.index.positions import Runs
@@ -46,6 +46,12 @@ class BM25Params:
     k1: float = 1.5
     b: float = 0.75
     epsilon: float = 0.25
+    # "okapi" (rank_bm25's, the parity mode) or "lucene" (`bot.search.index.bm25.idf_of`).
+    idf: str = "okapi"
+
+    def saved(self) -> list[float | str]:
+        """What an index's meta.json records of these (and its cache key)."""
+        return [self.k1, self.b, self.epsilon, self.idf]
 
 
 class IndexCacheError(Exception):
@@ -88,7 +94,7 @@ class BM25Index:
         doc_len, params, tfs, doc_ids = self.doc_len, self.params, self.tfs, self.doc_ids
         self.n_docs = int(doc_len.shape[0])
         df = np.diff(self.indptr).astype(np.float64)
-        self.idf = okapi_idf(df, self.n_docs, params.epsilon)
+        self.idf = idf_of(df, self.n_docs, params)
         self.avgdl, self.norm = length_norms(doc_len, params)
         # Per posting, rank_bm25's tf * (k1 + 1) / (tf + norm[doc]) (float64, same operations):
         # a query then costs one multiply by idf and one scatter-add per postings list. Saved
@@ -378,6 +384,6 @@ def write_meta(
         n_docs=n_docs,
         n_terms=n_terms,
         digests=digests,
-        params=[params.k1, params.b, params.epsilon],
+        params=params.saved(),
     )
     (folder / "meta.json").write_text(json.dumps(full_meta, indent=1), encoding="utf-8")

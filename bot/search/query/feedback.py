@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -102,25 +102,27 @@ COMMON_SHARE = 0.1
 
 
 def distinctive_terms(
-    terms: Sequence[str],
+    counts: Mapping[str, float],
     df: Callable[[str], int],
     n_docs: int,
     limit: int = 25,
     min_df: int = 2,
-) -> list[str]:
-    """A document's `limit` most distinctive terms by tf-idf, strongest first (Lucene's
-    MoreLikeThis query), with Lucene's idf log(1 + (N - df + 0.5) / (df + 0.5)), which stays
-    positive and falls steadily with df (BM25Okapi's floored idf does not).
+) -> list[tuple[str, float]]:
+    """A document's `limit` most distinctive terms with their tf-idf, strongest first (Lucene's
+    MoreLikeThis query); `counts` are the terms' (possibly field-weighted) frequencies. Lucene's
+    idf log(1 + (N - df + 0.5) / (df + 0.5)) stays positive and falls steadily with df
+    (BM25Okapi's floored idf does not).
 
     As MoreLikeThis's `minDocFreq`, terms in fewer than `min_df` documents are left out: a
     word only this paper uses cannot find another paper. Terms in more than COMMON_SHARE of
-    the documents come only when too few others are left (a corpus of a dozen papers).
+    the documents come only when too few others are left (a corpus of a dozen papers, or a
+    query of many terms).
     """
     scored = []
-    for term, tf in Counter(terms).items():
+    for term, tf in counts.items():
         n = df(term)
-        if n >= min_df:
+        if n >= min_df and tf > 0:
             idf = math.log(1 + (n_docs - n + 0.5) / (n + 0.5))
             scored.append((n > COMMON_SHARE * n_docs, -tf * idf, term))
     scored.sort()
-    return [term for _common, _score, term in scored[:limit]]
+    return [(term, -score) for _common, score, term in scored[:limit]]

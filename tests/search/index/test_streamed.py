@@ -88,7 +88,9 @@ PINNED = {
 
 def settings_for(files: list[Path], index_dir: Path) -> Settings:
     settings = load_settings(env={}).with_corpus(files)
-    return replace(settings, corpus=replace(settings.corpus, index_dir=index_dir))
+    # The ranking settings PINNED was saved with (issue 27 changed the defaults).
+    search = replace(settings.search, k1=1.5, title_weight=2)
+    return replace(settings, search=search, corpus=replace(settings.corpus, index_dir=index_dir))
 
 
 def saved_digests(index_dir: Path) -> dict[str, dict[str, str]]:

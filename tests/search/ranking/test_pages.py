@@ -22,8 +22,8 @@ import pytest
 from bot.config import SearchSettings
 from bot.papers.records import Paper
 from bot.search.engine import SearchEngine
-from bot.search.query.feedback import distinctive_terms
 from bot.search.query.proximity import CHECKPOINT, RESCORE_DEPTH, best_rows, occurrences
+from bot.search.query.similar import similar_query
 from bot.search.ranking import pages as ranking
 from bot.search.ranking import pruning
 from bot.search.results import EmptyQuery, Plan, SearchResult
@@ -182,13 +182,11 @@ def test_similar_and_phrases_page_as_the_exhaustive_path(engine, pruned_answers)
     rng = random.Random(5)
     for paper in rng.sample(list(engine.papers), 25):
         doc = engine.lookups.lookup.find(paper.id)
-        terms = distinctive_terms(
-            engine._doc_terms(doc),
-            engine.index.doc_freq,
-            engine.index.n_docs,
-            engine.settings.similar_terms,
+        index = engine.index
+        like = similar_query(
+            paper, engine.analyzer, index.doc_freq, index.n_docs, engine.settings.similar_terms
         )
-        plan = Plan(query="more like", terms=tuple(terms), skip=doc)
+        plan = Plan("more like", like.terms, like.weights, skip=doc)
         for offset in (0, 10, 98):
             got = _compare(engine, plan, 10, offset)
             assert paper.id not in [hit.paper.id for hit in got.hits]
