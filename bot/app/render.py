@@ -14,6 +14,7 @@ import discord
 from bot.app import limits
 from bot.app.markdown import escape, masked_link
 from bot.papers.latex import display_title, latex_to_unicode
+from bot.papers import versions
 from bot.papers.links import clean_url, paper_links
 from bot.papers.records import Paper
 
@@ -31,6 +32,8 @@ LINK_LABELS = {
     "proceedings": "Proceedings",
     "code": "Code",
     "project": "Project page",
+    "arxiv": "arXiv",
+    "arxiv pdf": "arXiv PDF",
 }
 DERIVED_NOTE = "headline derived from the abstract"
 
@@ -80,6 +83,8 @@ def authors_short(paper: Paper, first: int = AUTHORS_IN_HIT) -> str:
 
 def venue_line(paper: Paper) -> str:
     """Venue and, when known, the decision (Oral, Spotlight, Poster)."""
+    if note := versions.accepted_note(paper):  # a merged preprint: "accepted at ICLR 2026 (oral)"
+        return f"arXiv preprint, {note}"
     return " · ".join(x for x in (paper.venue, paper.status or "") if x)
 
 

@@ -30,6 +30,7 @@ from bot.papers.formats import (
     paper_from_project,
 )
 from bot.papers.records import Paper
+from bot.papers.versions import Merge, Plan, merged_stream
 
 log = logging.getLogger(__name__)
 
@@ -334,15 +335,39 @@ def check_loaded(report: LoadReport, count: int) -> None:
         raise CorpusError(f"no usable paper in {names}" + (f": {first}" if first else ""))
 
 
+def iter_corpus(
+    paths: Iterable[Path],
+    exclude_status: Iterable[str],
+    report: LoadReport,
+    seen: set[str],
+    merges: list[Merge] | None = None,
+) -> Iterator[Paper]:
+    """The papers of every file, versions of one work merged into one paper
+    (`bot.papers.versions`; the merges made are appended to `merges`). One file is read once;
+    several are read twice: a first pass hashes each paper's matching keys, the second holds
+    back only the papers that may have a version in another file."""
+    files = [Path(p) for p in paths]
+    exclude = tuple(exclude_status)
+    if len(files) < 2:
+        for path in files:
+            yield from iter_file(path, exclude, report, seen)
+        return
+    plan = Plan()
+    for source, path in enumerate(files):
+        for paper in iter_file(path, exclude, LoadReport(), set()):
+            plan.add(paper, source)
+    plan.finish()
+    yield from merged_stream((iter_file(p, exclude, report, seen) for p in files), plan, merges)
+
+
 def load_corpus(
     paths: Iterable[Path], *, exclude_status: Iterable[str] = EXCLUDED_STATUSES
 ) -> LoadReport:
-    """Load every file; raise `CorpusError` when a configured file is missing (a mistyped path
-    must not pass as a warning) or when nothing usable came out of all of them."""
+    """Load every file, versions of one work merged (`iter_corpus`); raise `CorpusError` when
+    a configured file is missing (a mistyped path must not pass as a warning) or when nothing
+    usable came out of all of them."""
     report = LoadReport()
-    exclude = tuple(exclude_status)
-    for path in paths:
-        load_file(Path(path), exclude_status=exclude, report=report)
+    report.papers = list(iter_corpus(paths, exclude_status, report, set()))
     check_loaded(report, len(report.papers))
     log.info("%s", report.summary())
     return report
