@@ -13,8 +13,8 @@ import discord
 
 from bot.app import limits
 from bot.app.markdown import escape, masked_link
-from bot.papers.latex import display_title, latex_to_unicode
 from bot.papers import versions
+from bot.papers.latex import display_title, latex_to_unicode
 from bot.papers.links import clean_url, paper_links
 from bot.papers.records import Paper
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from . import spec as spec_module
+from .rules_attachments import RULES as ATTACHMENT_RULES
 from .rules_messages import Path, Refusal, message_refusals, too_long
 
 NAME, DESCRIPTION, OPTIONS, CHOICES = 32, 100, 25, 25
@@ -164,6 +165,7 @@ HAND_RULES: list[tuple[str, re.Pattern[str], Callable[[Any], list[Refusal]]]] = 
     ("PATCH", re.compile(r"/webhooks/[^/]+/[^/]+/messages/[^/]+"), message_refusals),
     ("POST", re.compile(r"/interactions/[^/]+/[^/]+/callback"), callback_refusals),
     ("POST", re.compile(r"/channels/[^/]+(?:/messages/[^/]+)?/threads"), thread_refusals),
+    *ATTACHMENT_RULES,
 ]
 
 
