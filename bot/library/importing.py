@@ -20,14 +20,24 @@ import unicodedata
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from bot.library.actions import Refused, find, now
-from bot.library.references import FORMAT_NAMES, Reference, UnreadableFile, read_references
+from bot.library.references import (
+    FORMAT_NAMES,
+    IMPORT_MAX_BYTES,
+    Reference,
+    UnreadableFile,
+    read_references,
+    too_large,
+)
 from bot.library.store import Library
 from bot.papers import versions
 from bot.search.engine import SearchEngine
 from bot.search.suggest.lookups import PaperLookups
 
+# What `prepare` found in a file: (format, entries, matches), saved by `save_matched`.
+Prepared = tuple[str, int, "Matched"]
 SHOWN_UNMATCHED = 5  # titles listed in the answer
 _TITLE_SHOWN = 90
 _by_title: weakref.WeakKeyDictionary[PaperLookups, dict[str, int]] = weakref.WeakKeyDictionary()
@@ -145,7 +155,27 @@ def _cut(text: str) -> str:
     return text if len(text) <= _TITLE_SHOWN else text[: _TITLE_SHOWN - 1].rstrip() + "…"
 
 
-def prepare(engine: SearchEngine, filename: str, data: bytes) -> tuple[str, int, Matched]:
+def read_path(path: Path) -> bytes:
+    """A file's bytes for `prepare` (the console and the CLI); Refused when it is missing or
+    larger than a file the bot reads (checked before reading it)."""
+    try:
+        size = path.stat().st_size
+        if size > IMPORT_MAX_BYTES:
+            raise too_large(path.name, size)
+        return path.read_bytes()
+    except UnreadableFile as exc:
+        raise Refused(f"Nothing was imported: {exc}") from exc
+    except OSError as exc:
+        raise Refused(f"Nothing was imported: cannot read {str(path)!r} ({exc.strerror}).") from exc
+
+
+def refuse_size(filename: str, size: int) -> None:
+    """Refused (before downloading) when a file's announced size is over the limit."""
+    if size > IMPORT_MAX_BYTES:
+        raise Refused(f"Nothing was imported: {too_large(filename, size)}")
+
+
+def prepare(engine: SearchEngine, filename: str, data: bytes) -> Prepared:
     """Parse and match (CPU work, off the loop): (format, entries, matched). Refused with the
     reason when the file cannot be read; nothing is saved here."""
     try:
@@ -160,7 +190,7 @@ async def save_matched(
     engine: SearchEngine,
     user_id: int,
     filename: str,
-    prepared: tuple[str, int, Matched],
+    prepared: Prepared,
     *,
     max_saved: int,
     guild_id: int | None = None,

@@ -190,14 +190,20 @@ def _csljson(text: str) -> list[Reference]:
 PARSERS = {"bibtex": _bibtex, "ris": _ris, "csljson": _csljson}
 
 
+def too_large(filename: str, size: int) -> UnreadableFile:
+    """The refusal of a file over IMPORT_MAX_BYTES (checked before a download when the size
+    is announced, as Discord does for attachments)."""
+    return UnreadableFile(
+        f"`{filename}` is {size / 2**20:.1f} MiB; the bot reads files of up to "
+        f"{IMPORT_MAX_BYTES // 2**20} MiB. Export a smaller collection and import it in parts."
+    )
+
+
 def read_references(filename: str, data: bytes) -> tuple[str, list[Reference]]:
     """(format, references) of a reference file; UnreadableFile for a file too large, of an
     unknown kind, not UTF-8, that does not parse, or with no entry at all."""
     if len(data) > IMPORT_MAX_BYTES:
-        raise UnreadableFile(
-            f"{filename!r} is {len(data) / 2**20:.1f} MiB; the bot reads files of up to "
-            f"{IMPORT_MAX_BYTES // 2**20} MiB. Export a smaller collection and import it in parts."
-        )
+        raise too_large(filename, len(data))
     fmt = detect(filename, data)
     refs = PARSERS[fmt](_text(data, filename))
     if not refs:

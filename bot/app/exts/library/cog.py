@@ -20,7 +20,6 @@ from bot.app.exts.library import views as saving
 from bot.library import actions as library
 from bot.library import importing
 from bot.library.export import FORMATS
-from bot.library.references import IMPORT_MAX_BYTES
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
@@ -88,13 +87,7 @@ class LibraryCog(commands.Cog, name="Library"):
     async def import_(
         self, interaction: discord.Interaction[PaperBot], file: discord.Attachment
     ) -> None:
-        # Checked before downloading: a file over the limit is refused by its announced size.
-        if file.size > IMPORT_MAX_BYTES:
-            raise library.Refused(
-                f"Nothing was imported: `{file.filename}` is {file.size / 2**20:.1f} MiB; the "
-                f"bot reads files of up to {IMPORT_MAX_BYTES // 2**20} MiB. Export a smaller "
-                "collection and import it in parts."
-            )
+        importing.refuse_size(file.filename, file.size)  # by its announced size, not downloaded
         store = library.library_of(self.bot.storage)
         data = await respond.soon(interaction, file.read())
         prepared = await respond.compute(

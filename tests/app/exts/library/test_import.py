@@ -5,11 +5,8 @@ paper (an arXiv preprint and its accepted record) as members see it: both links,
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
 
 import pytest
-import pytest_asyncio
 import rispy
 
 from bot.app.client import PaperBot
@@ -18,9 +15,9 @@ from bot.library.actions import now
 from bot.library.store import Library
 from bot.papers.corpus import load_corpus
 from bot.search.engine import SearchEngine
-from bot.storage.store import Storage
-from tests.app.helpers import TOKEN, answered, make_bot, make_settings
-from tests.fakediscord import BotConnection, FakeDiscord, InteractionHandle
+from tests.app.exts.library import test_library
+from tests.app.helpers import answered
+from tests.fakediscord import FakeDiscord, InteractionHandle
 from tests.fakediscord.rules_attachments import FakeFile
 
 PREPRINT = {
@@ -97,18 +94,8 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> SearchEngine:
     return SearchEngine(report.papers, settings=SearchSettings())
 
 
-@pytest_asyncio.fixture
-async def env(
-    fake_discord: FakeDiscord,
-    connect_bot: Callable[..., Awaitable[BotConnection]],
-    engine: SearchEngine,
-    tmp_path: Path,
-) -> AsyncIterator[tuple[FakeDiscord, PaperBot]]:
-    storage = await Storage.open(str(tmp_path / "bot.sqlite3"))
-    bot = make_bot(make_settings(fake_discord), engine, storage)
-    await connect_bot(bot, TOKEN)
-    yield fake_discord, bot
-    await storage.close()
+# A bot on a fresh database, as the library tests make it, over this module's `engine`.
+env = test_library.env
 
 
 async def _text(handle: InteractionHandle) -> str:
