@@ -199,12 +199,13 @@ def help_embed(venues: Mapping[str, int], *, ephemeral: bool | None = True) -> d
         inline=False,
         value=(
             "**Save** under any paper keeps it · `/library show` · `/library read paper` · "
-            "`/library remove paper` · `/library export format:bibtex|markdown|csv` · "
+            "`/library remove paper` · `/library import file` (.bib, RIS, CSL-JSON) · "
+            "`/library export format:bibtex|ris|csljson|markdown|csv` · "
             "`/library clear` deletes all the bot stores about you\n"
             "`/follow add query [channel]` new papers matching a query, by DM (or in a channel: "
             "Manage Server) · `/follow list` · `/follow remove`"
             if ephemeral is not None
-            else "`/save [N]` · `/library show|read|remove|export|clear` · "
+            else "`/save [N]` · `/library show|read|remove|import|export|clear` · "
             "`/follow add|list|remove` (see below)"
         ),
     )
