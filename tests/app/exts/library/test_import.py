@@ -230,3 +230,19 @@ async def test_a_merged_paper_by_either_id(env: tuple[FakeDiscord, PaperBot]) ->
     shown = await answered(await fake.slash("library show"), type=4)
     assert "Sinkhorn plans for world models" in shown.embed["description"]
     assert "no longer in the corpus" not in shown.embed["description"]
+
+
+async def test_an_entry_under_the_preprint_id_is_the_merged_paper(
+    env: tuple[FakeDiscord, PaperBot],
+) -> None:
+    fake, bot = env
+    await Library(bot.storage).save(int(fake.alice.id), "arxiv:2401.01234", now())  # type: ignore[arg-type]
+    results = await answered(await fake.slash("search", {"query": "sinkhorn world"}), type=4)
+    detail = await answered(await fake.select(results, "pb:open", [MERGED]), type=4)
+    saved = await answered(await fake.click(detail, f"pb:save:{MERGED}"), type=4)
+    assert "is already in your library" in saved.content
+    read = await _text(
+        await fake.slash("library read", {"paper": "Sinkhorn plans for world models"})
+    )
+    assert "Marked `arxiv:2401.01234` as read" in read
+    assert await _saved(bot, fake.alice.id) == ["arxiv:2401.01234"]
