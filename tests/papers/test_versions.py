@@ -166,3 +166,28 @@ def test_a_merged_record_survives_the_paper_store(tmp_path: Path) -> None:
     assert store[1] == plain
     assert store.aliases == {"arxiv:2401.01234": "iclr2026/Xy12"}
     assert SearchEngine(store, settings=SearchSettings()).paper("arxiv:2401.01234").id == merged.id
+
+
+def test_new_lists_a_fetched_preprint_and_its_accepted_record_once(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from bot.search.recent import newest
+
+    accepted = {
+        "id": "openreview:Xy12",
+        "title": "Sinkhorn plans for world models",
+        "authors": ["Ada Lovelace", "Alan Turing", "Grace Hopper"],
+        "abstract": "We learn world models with entropic optimal transport plans.",
+        "venue": "ICLR 2026",
+        "status": "Oral",
+        "links": [{"kind": "page", "url": "https://openreview.net/forum?id=Xy12"}],
+        "added": "2024-01-20T06:00:00Z",
+    }
+    openreview = tmp_path / "iclr2026.jsonl"
+    openreview.write_text(json.dumps(accepted) + "\n", encoding="utf-8")
+    files = [_files(tmp_path, [])[0], openreview]
+    engine = SearchEngine(load_corpus(files).papers, settings=SearchSettings())
+    page = newest(engine, 30, now=datetime(2024, 1, 25, tzinfo=UTC))
+    assert [hit.paper.id for hit in page.hits] == ["arxiv:2401.01234"]  # first seen: the preprint
+    assert page.hits[0].paper.venue == "ICLR 2026"
+    assert engine.paper("openreview:Xy12").id == "arxiv:2401.01234"
