@@ -99,7 +99,7 @@ class Export:
 async def saved_for_export(library: Library, user_id: int, fmt: str) -> list[SavedPaper]:
     """The reader's saved papers, once the format is known and the library is not empty."""
     if fmt not in export.FORMATS:
-        raise Refused(f"Unknown format {fmt!r}: use bibtex, markdown or csv.")
+        raise Refused(f"Unknown format {fmt!r}: use {', '.join(export.FORMATS)}.")
     saved = await library.all(user_id)
     if not saved:
         raise Refused("Your library is empty: nothing to export.")

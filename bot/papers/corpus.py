@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ from bot.papers.formats import (
     paper_from_project,
 )
 from bot.papers.records import Paper
-from bot.papers.versions import Merge, Plan, merged_stream
+from bot.papers.versions import Merge, Plan, merge_lists, merged_stream
 
 log = logging.getLogger(__name__)
 
@@ -353,8 +354,9 @@ def iter_corpus(
             yield from iter_file(path, exclude, report, seen)
         return
     plan = Plan()
+    first = set(seen)  # the first pass sees exactly the papers the second keeps
     for source, path in enumerate(files):
-        for paper in iter_file(path, exclude, LoadReport(), set()):
+        for paper in iter_file(path, exclude, LoadReport(), first):
             plan.add(paper, source)
     plan.finish()
     yield from merged_stream((iter_file(p, exclude, report, seen) for p in files), plan, merges)
@@ -367,7 +369,10 @@ def load_corpus(
     a configured file is missing (a mistyped path must not pass as a warning) or when nothing
     usable came out of all of them."""
     report = LoadReport()
-    report.papers = list(iter_corpus(paths, exclude_status, report, set()))
+    exclude, seen = tuple(exclude_status), set[str]()
+    per_file = [list(iter_file(Path(path), exclude, report, seen)) for path in paths]
+    # Read once: the plan is made from the papers in memory, the order is `iter_corpus`'s.
+    report.papers = merge_lists(per_file) if len(per_file) > 1 else [*chain(*per_file)]
     check_loaded(report, len(report.papers))
     log.info("%s", report.summary())
     return report

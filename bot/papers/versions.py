@@ -62,6 +62,8 @@ _LOWER_RANK = ("workshop", "reject", "withdraw", "desk reject")
 
 def fold(text: str) -> str:
     """Lower case without accents: `Schrödinger` -> `schrodinger`."""
+    if text.isascii():
+        return text.lower()
     text = unicodedata.normalize("NFKD", text)
     return "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
 
@@ -102,12 +104,15 @@ def arxiv_ids(paper: Paper, *, abstract: bool = False) -> set[str]:
     found: set[str] = set()
     if paper.id.startswith("arxiv:"):
         found.add(paper.id[len("arxiv:") :])
+    # The substring tests first: a regex over every record's BibTeX is most of a corpus's cost.
     for link in paper.links:
-        found.update(m.group(1) for m in _ARXIV_URL.finditer(link.url))
-        doi = _DOI_URL.search(link.url)
-        if doi and (m := _ARXIV_DOI.match(doi.group(1))):
-            found.add(m.group(1))
-    if paper.bibtex:
+        if "arxiv" in link.url.lower():
+            found.update(m.group(1) for m in _ARXIV_URL.finditer(link.url))
+            doi = _DOI_URL.search(link.url)
+            if doi and (m := _ARXIV_DOI.match(doi.group(1))):
+                found.add(m.group(1))
+    low = paper.bibtex.lower()
+    if "arxiv" in low or "eprint" in low:
         for pattern in (_EPRINT, _ARXIV_MENTION, _ARXIV_URL):
             found.update(m.group(1) for m in pattern.finditer(paper.bibtex))
     if abstract:
@@ -119,8 +124,10 @@ def arxiv_ids(paper: Paper, *, abstract: bool = False) -> set[str]:
 def dois(paper: Paper) -> set[str]:
     """DOIs of the record, lower case (DOIs are case-insensitive); arXiv's own are left to
     `arxiv_ids`."""
-    found = {m.group(1) for link in paper.links if (m := _DOI_URL.search(link.url))}
-    if paper.bibtex:
+    found = {
+        m.group(1) for link in paper.links if "doi" in link.url and (m := _DOI_URL.search(link.url))
+    }
+    if paper.bibtex and "doi" in paper.bibtex.lower():
         found.update(m.group(1) for m in _DOI_FIELD.finditer(paper.bibtex))
     return {d.lower().rstrip(".") for d in found if not _ARXIV_DOI.match(d)}
 
@@ -128,7 +135,11 @@ def dois(paper: Paper) -> set[str]:
 def forum_ids(paper: Paper) -> set[str]:
     """OpenReview forum ids: `openreview:<forum>` and forum links (a Paper Copilot record of an
     OpenReview venue links its forum)."""
-    found = {m.group(1) for link in paper.links if (m := _FORUM.search(link.url))}
+    found = {
+        m.group(1)
+        for link in paper.links
+        if "openreview" in link.url and (m := _FORUM.search(link.url))
+    }
     if paper.id.startswith("openreview:"):
         found.add(paper.id[len("openreview:") :])
     return found
@@ -378,6 +389,16 @@ class Plan:
 
     def maybe(self, paper: Paper) -> bool:
         return hash(paper.id) in self.candidates
+
+
+def merge_lists(per_file: Sequence[Sequence[Paper]]) -> list[Paper]:
+    """The papers of files already in memory (one list per file) merged, in the order
+    `merged_stream` gives when it reads the files."""
+    plan = Plan()
+    for source, papers in enumerate(per_file):
+        for paper in papers:
+            plan.add(paper, source)
+    return list(merged_stream((iter(papers) for papers in per_file), plan.finish()))
 
 
 def merged_stream(
