@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bot.config import PROJECT_ROOT
-from bot.papers import versions
+from bot.papers import grouping, versions
 from bot.papers.corpus import LoadReport, iter_corpus, load_file
 from bot.papers.records import Paper
 from bot.sources.arxiv import ArxivError, parse_feed
@@ -138,7 +138,7 @@ def arxiv_file(folder: Path, out: Path) -> Path:
 
 def measure(name: str, files: Sequence[Path], exclude: Sequence[str], out: list[str]) -> None:
     labels = labelled(files, exclude)
-    merges: list[versions.Merge] = []
+    merges: list[grouping.Merge] = []
     started = time.perf_counter()
     papers = list(iter_corpus(files, exclude, LoadReport(), set(), merges))
     seconds = time.perf_counter() - started
@@ -185,7 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     pool = {_pair(a.id, b.id) for a, b in candidate_pairs(lists, ())}
     same = labelled(lists, ())
     different = pool - set(same)
-    merges: list[versions.Merge] = []
+    merges: list[grouping.Merge] = []
     list(iter_corpus(lists, (), LoadReport(), set(), merges))
     made = {_pair(a, b) for m in merges for a, b in itertools.combinations(m.ids, 2)}
     out.append(

@@ -30,8 +30,8 @@ from bot.papers.formats import (
     paper_from_paperlist,
     paper_from_project,
 )
+from bot.papers.grouping import Merge, Plan, merge_lists, merged_stream
 from bot.papers.records import Paper
-from bot.papers.versions import Merge, Plan, merge_lists, merged_stream
 
 log = logging.getLogger(__name__)
 

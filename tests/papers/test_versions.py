@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from bot.config import SearchSettings
-from bot.papers import versions
+from bot.papers import grouping, versions
 from bot.papers.corpus import LoadReport, iter_corpus, load_corpus
 from bot.papers.records import Link, Paper
 from bot.search.engine import SearchEngine
@@ -51,7 +51,7 @@ def _files(tmp_path: Path, listed: list[dict[str, object]]) -> list[Path]:
 
 
 def test_a_preprint_and_its_accepted_record_are_one_paper(tmp_path: Path) -> None:
-    merges: list[versions.Merge] = []
+    merges: list[grouping.Merge] = []
     papers = list(iter_corpus(_files(tmp_path, [ACCEPTED, OTHER]), (), LoadReport(), set(), merges))
     assert len(papers) == 2
     merged = next(p for p in papers if "iclr2026/Xy12" in (p.id, *p.aliases))
@@ -149,8 +149,8 @@ def test_a_follow_up_by_the_same_authors_is_not_a_version() -> None:
 def test_one_record_per_file_in_a_work() -> None:
     a = Paper("iclr2018/a", "Withdrawn paper title here", "x", "ICLR 2018", authors=("A B",))
     b = Paper("iclr2018/b", "Withdrawn paper title here", "x", "ICLR 2018", authors=("A B",))
-    assert len(versions.merge_versions([a, b], [0, 0])) == 2
-    assert len(versions.merge_versions([a, b], [0, 1])) == 1
+    assert len(grouping.merge_versions([a, b], [0, 0])) == 2
+    assert len(grouping.merge_versions([a, b], [0, 1])) == 1
 
 
 def test_a_merged_record_survives_the_paper_store(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ A paper's own entry from its source (`Paper.bibtex`) is parsed alone by pybtex (
 missing its `}` cannot swallow the next) and written back from the parsed fields, keeping its
 key when that is unique in the file. One that does not parse, holds several entries or has no
 title is replaced by a generated entry:
+
 * the key is `{first author's surname}{year}{first title word}`, ASCII, lower case, so it is
   the same every time the same paper is exported (people cite it from their .tex files); papers
   of one export that would share a key (BibTeX ignores case) get `a`, `b`... by paper id;
