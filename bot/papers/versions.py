@@ -12,9 +12,10 @@ Matching (`same_work`), strongest evidence first:
 - the same normalised title (case, accents, punctuation and LaTeX braces ignored) with at
   least half of the shorter author list's surnames in common (or no authors on one side
   and a title of four words or more);
-- reworded titles (word-set Jaccard >= 0.5) with at least half of the shorter author list's
-  surnames, and two, in common, and abstracts sharing >= 0.3 of their content words (a
-  follow-up paper by the same group shares authors and title words, not its abstract).
+- reworded titles (word-set Jaccard >= 0.5) at different venues, with at least half of the
+  shorter author list's surnames, and two, in common, and abstracts sharing >= 0.3 of their
+  content words (a follow-up by the same group shares authors and title words, not its
+  abstract).
 Records of one corpus file never merge: a file holds one record per work (the same title
 twice in one list is two papers, or a "withdrawn" placeholder).
 
@@ -38,7 +39,7 @@ from dataclasses import replace
 from bot.papers.records import Link, Paper
 
 # Bumped whenever the rules change: a saved index keyed on it is rebuilt.
-RULES_VERSION = 1
+RULES_VERSION = 2
 _ARXIV_ID = r"(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?"
 _ARXIV_URL = re.compile(r"arxiv\.org/(?:abs|pdf)/" + _ARXIV_ID, re.IGNORECASE)
 _ARXIV_DOI = re.compile(r"^10\.48550/arxiv\." + _ARXIV_ID + "$", re.IGNORECASE)
@@ -193,7 +194,9 @@ def same_work(a: Paper, b: Paper) -> str | None:
         if (not authors_a or not authors_b) and len(words_a) >= MIN_TITLE_WORDS:
             return "title"
         return None
-    if _jaccard(set(words_a), set(words_b)) < TITLE_JACCARD:
+    # A reworded title is a later version, which comes out elsewhere (arXiv, another venue):
+    # two records of one venue with similar titles are two papers of a series.
+    if a.venue == b.venue or _jaccard(set(words_a), set(words_b)) < TITLE_JACCARD:
         return None
     # An arXiv id the abstract mentions: enough with a similar title.
     if arxiv_ids(a, abstract=True) & arxiv_ids(b, abstract=True):

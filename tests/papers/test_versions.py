@@ -144,6 +144,15 @@ def test_a_follow_up_by_the_same_authors_is_not_a_version() -> None:
         authors=authors,
     )
     assert versions.same_work(first, reworded) == "similar title"
+    # Two records of one venue with similar titles are a series, not versions.
+    sibling = Paper(
+        "n/4",
+        "Policy Optimization via Importance Sampling II",
+        first.abstract,
+        first.venue,
+        authors=authors,
+    )
+    assert versions.same_work(first, sibling) is None
 
 
 def test_one_record_per_file_in_a_work() -> None:
