@@ -90,7 +90,7 @@ class Library:
                 r[0] for r in c.execute("SELECT paper_id FROM saved WHERE user_id = ?", (user_id,))
             }
             new = [pid for pid in dict.fromkeys(paper_ids) if pid not in have]
-            if len(have) + len(new) > max_saved:
+            if new and len(have) + len(new) > max_saved:
                 return -1, len(have)
             for pid in new:
                 c.execute(

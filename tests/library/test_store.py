@@ -114,3 +114,4 @@ async def test_save_many_is_all_or_nothing(storage: Storage) -> None:
     assert await lib.save_many(1, ["p/d", "p/e"], T0, max_saved=4) == (-1, 3)
     assert await lib.count(1) == 3
     assert await lib.save_many(2, [], T0, max_saved=1) == (0, 0)
+    assert await lib.save_many(1, ["p/a"], T0, max_saved=1) == (0, 3)  # nothing new: no refusal
