@@ -182,16 +182,16 @@ def test_new_lists_a_fetched_preprint_and_its_accepted_record_once(tmp_path: Pat
 
     from bot.search.recent import newest
 
-    accepted = {
-        "id": "openreview:Xy12",
-        "title": "Sinkhorn plans for world models",
-        "authors": ["Ada Lovelace", "Alan Turing", "Grace Hopper"],
-        "abstract": "We learn world models with entropic optimal transport plans.",
-        "venue": "ICLR 2026",
-        "status": "Oral",
-        "links": [{"kind": "page", "url": "https://openreview.net/forum?id=Xy12"}],
-        "added": "2024-01-20T06:00:00Z",
-    }
+    # The accepted record as an OpenReview fetch writes it, fetched after the preprint.
+    accepted = dict(
+        PREPRINT,
+        id="openreview:Xy12",
+        title="Sinkhorn plans for world models",
+        venue="ICLR 2026",
+        status="Oral",
+        links=[{"kind": "page", "url": "https://openreview.net/forum?id=Xy12"}],
+        added="2024-01-20T06:00:00Z",
+    )
     openreview = tmp_path / "iclr2026.jsonl"
     openreview.write_text(json.dumps(accepted) + "\n", encoding="utf-8")
     files = [_files(tmp_path, [])[0], openreview]
