@@ -2,13 +2,14 @@
 whatever the build path (streamed in runs of any size, in workers or not, or in memory), and
 the same as before the build was streamed and made faster.
 
-`PINNED` holds the digests of every saved file as the build before issue 17's speed work wrote
-them for `write_build_corpus` (tests/search/buildcorpus.py), updated once for issue 29's
-version merge (nine generated records copy a sample paper's title and authors, so each is
-merged with it, `bot.papers.versions`); any change to a saved byte shows here. The postings are
-also checked against a plain reference computed here from the analyzer (term ids in order of
-first occurrence, per-document counts, positions), and the load problems are reported by
-`file:line` as the corpus reader finds them.
+`PINNED` holds the digests of every saved file as the build before issue 17's speed work
+wrote them for `write_build_corpus` (tests/search/buildcorpus.py); any change to a saved byte
+shows here. The postings are also checked against a plain reference computed here from the
+analyzer (term ids in order of first occurrence, per-document counts, positions), and the
+load problems are reported by `file:line` as the corpus reader finds them.
+
+Issue 29 changed the pins once: nine generated records copy a sample paper's title and
+authors, so each is merged with it as one work (`bot.papers.versions`).
 """
 
 from __future__ import annotations
