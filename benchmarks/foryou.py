@@ -77,9 +77,9 @@ def members(
 
 def terms_of(engine: SearchEngine, paper: Paper, count: int) -> list[str]:
     index = engine.index
-    return distinctive_terms(
-        engine.analyzer(f"{paper.title} {paper.abstract}"), index.doc_freq, index.n_docs, count
-    )
+    counts = Counter(engine.analyzer(f"{paper.title} {paper.abstract}"))
+    chosen = distinctive_terms(counts, index.doc_freq, index.n_docs, count)
+    return [term for term, _weight in chosen]
 
 
 def bm25(engine: SearchEngine, terms: Sequence[str], positions: np.ndarray) -> np.ndarray:

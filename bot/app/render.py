@@ -13,6 +13,7 @@ import discord
 
 from bot.app import limits
 from bot.app.markdown import escape, masked_link
+from bot.papers import versions
 from bot.papers.latex import display_title, latex_to_unicode
 from bot.papers.links import clean_url, paper_links
 from bot.papers.records import Paper
@@ -31,6 +32,8 @@ LINK_LABELS = {
     "proceedings": "Proceedings",
     "code": "Code",
     "project": "Project page",
+    "arxiv": "arXiv",
+    "arxiv pdf": "arXiv PDF",
 }
 DERIVED_NOTE = "headline derived from the abstract"
 
@@ -80,6 +83,8 @@ def authors_short(paper: Paper, first: int = AUTHORS_IN_HIT) -> str:
 
 def venue_line(paper: Paper) -> str:
     """Venue and, when known, the decision (Oral, Spotlight, Poster)."""
+    if note := versions.accepted_note(paper):  # a merged preprint: "accepted at ICLR 2026 (oral)"
+        return f"arXiv preprint, {note}"
     return " · ".join(x for x in (paper.venue, paper.status or "") if x)
 
 
@@ -196,12 +201,13 @@ def help_embed(venues: Mapping[str, int], *, ephemeral: bool | None = True) -> d
             "Under any paper: **Save** keeps it, **Cite** gives its BibTeX, **More like this** "
             "finds similar papers · `/library show` (pick a paper, then Mark read or Remove) · "
             "`/library read paper` · "
-            "`/library remove paper` · `/library export format:bibtex|markdown|csv` · "
+            "`/library remove paper` · `/library import file` (.bib, RIS, CSL-JSON) · "
+            "`/library export format:bibtex|ris|csljson|markdown|csv` · "
             "`/library clear` deletes all the bot stores about you\n"
             "`/follow add query [channel]` new papers matching a query, by DM (or in a channel: "
             "Manage Server) · `/follow list` · `/follow remove`"
             if ephemeral is not None
-            else "`/save [N]` · `/cite [N]` · `/library show|read|remove|export|clear` · "
+            else "`/save [N]` · `/cite [N]` · `/library show|read|remove|import|export|clear` · "
             "`/follow add|list|remove` (see below)"
         ),
     )

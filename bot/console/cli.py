@@ -21,7 +21,7 @@ from bot.config import (
     load_settings,
     settings_for,
 )
-from bot.console import db, foryou
+from bot.console import db, foryou, importcli
 from bot.logs import setup_logging
 from bot.papers.corpus import CorpusError, LoadReport, load_file
 from bot.papers.files import write_jsonl
@@ -139,6 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--json", action="store_true", help="print JSON")
     db.add_parser(sub)
     foryou.add_parser(sub)
+    importcli.add_parser(sub)
     return parser
 
 
@@ -292,6 +293,8 @@ def main(
             )
         if args.corpus:
             settings = settings.with_corpus(args.corpus)
+        if args.command == "library":
+            return importcli.run(args, settings, out, err)
         return run(args, settings, out)
     except SearchError as exc:
         err.write(f"{exc}\n")

@@ -24,7 +24,7 @@ from bot.console.localdb import ConsoleContext
 from bot.follows.notices import Notice, deliver, plan
 from bot.follows.store import FollowRefused, Follows
 from bot.library import actions as library
-from bot.library import find
+from bot.library import find, importing
 from bot.library.store import Library
 from bot.storage.store import Storage
 
@@ -39,7 +39,8 @@ LOCAL_USER = 0  # the console's one reader
 LIBRARY_HELP = """Library and follows (stored in the bot's database):
   /save [N]               save the paper on screen, or hit N of the results
   /library show [PAGE]    saved papers, newest first    /library read|unread ID
-  /library remove ID      /library export bibtex|markdown|csv [FILE]
+  /library remove ID      /library export bibtex|ris|csljson|markdown|csv [FILE]
+  /library import FILE    add the papers of a .bib, .ris or CSL-JSON file (Zotero...)
   /library clear          delete everything stored about you (asks first)
   /follow add QUERY       /follow list    /follow remove ID   (new papers show after /reload)
 """
@@ -105,6 +106,8 @@ class LocalLibrary:
                 self.write(f"Wrote {count} paper(s) to {path}.\n")
             else:
                 self.write(f"--- {name} ({count} papers)\n{data.decode('utf-8')}")
+        elif verb == "import":
+            self.write(self.import_file(Path(arg.strip()).expanduser()) + "\n")
         elif verb == "clear":
             if arg.lower() != "yes":
                 self.write(
@@ -116,6 +119,20 @@ class LocalLibrary:
             self.write("Deleted: " + ", ".join(f"{n} {k}" for k, n in counts.items()) + ".\n")
         else:
             self.write(f"Unknown /library command {verb!r}.\n" + LIBRARY_HELP)
+
+    def import_file(self, path: Path) -> str:
+        """`/library import FILE`: the same matching, saving and answer as on Discord."""
+        stored_text(str(path), "the file name")
+        engine = self.engine()
+        prepared = importing.prepare(engine, path.name, importing.read_path(path))
+
+        async def go(storage: Storage) -> str:
+            report = await importing.save_matched(
+                Library(storage), engine, LOCAL_USER, path.name, prepared, max_saved=self.max_saved
+            )
+            return report.text().replace("`", "")
+
+        return self._run(go)
 
     def _change(self, verb: str, ref: str) -> None:
         stored_text(ref, "the paper")

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
@@ -160,10 +160,21 @@ async def plan(storage: Storage, engine: SearchEngine, now: datetime) -> int:
     shaped by its feed's settings (`bot.follows.feeds`): its order, minimum score, negative
     terms, and when it goes out."""
     follows = Follows(storage)
-    new_ids = await follows.record_corpus((p.id for p in engine.papers), now)
-    if not new_ids:
+    merged: dict[str, tuple[str, ...]] = {}
+
+    def served() -> Iterator[str]:
+        for paper in engine.papers:
+            yield paper.id
+            if paper.aliases:  # versions merged into this paper (`bot.papers.versions`)
+                merged[paper.id] = paper.aliases
+                yield from paper.aliases
+
+    fresh = set(await follows.record_corpus(served(), now))
+    # A merged paper is new only when none of its ids was served before: a preprint's
+    # accepted record arriving is not a new paper to tell its followers about again.
+    new = {pid for pid in fresh if all(alias in fresh for alias in merged.get(pid, ()))}
+    if not new:
         return 0
-    new = set(new_ids)
     feeds, ratings = Feeds(storage), Ratings(storage)
     library = Library(storage)
     queued = 0
@@ -176,7 +187,7 @@ async def plan(storage: Storage, engine: SearchEngine, now: datetime) -> int:
         when = next_delivery(feed, now)
         if matched and (await follows.claim(follow, matched, now, not_before=when))[1]:
             queued += 1
-    log.info("%d new paper(s) in the corpus: %d follow notice(s)", len(new_ids), queued)
+    log.info("%d new paper(s) in the corpus: %d follow notice(s)", len(new), queued)
     return queued
 
 

@@ -53,16 +53,18 @@ def find(engine: SearchEngine, paper_id: str) -> Paper | None:
 
 
 async def resolve_saved(library: Library, engine: SearchEngine, user_id: int, ref: str) -> str:
-    """The id of a paper in the reader's library, from an id or a title as typed."""
+    """The id of a paper in the reader's library, from an id or a title as typed; an entry
+    saved under another id of a merged paper (its preprint's) counts (`Paper.aliases`)."""
     if await library.get(user_id, ref) is not None:
         return ref
     try:
-        paper_id = engine.paper(ref).id
+        paper = engine.paper(ref)
     except UnknownPaper:
-        paper_id = None
-    if paper_id is None or await library.get(user_id, paper_id) is None:
-        raise Refused(f"{ref!r} is not in your library. `/library show` lists what is.")
-    return paper_id
+        paper = None
+    for paper_id in (paper.id, *paper.aliases) if paper is not None else ():
+        if await library.get(user_id, paper_id) is not None:
+            return paper_id
+    raise Refused(f"{ref!r} is not in your library. `/library show` lists what is.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +99,7 @@ class Export:
 async def saved_for_export(library: Library, user_id: int, fmt: str) -> list[SavedPaper]:
     """The reader's saved papers, once the format is known and the library is not empty."""
     if fmt not in export.FORMATS:
-        raise Refused(f"Unknown format {fmt!r}: use bibtex, markdown or csv.")
+        raise Refused(f"Unknown format {fmt!r}: use {', '.join(export.FORMATS)}.")
     saved = await library.all(user_id)
     if not saved:
         raise Refused("Your library is empty: nothing to export.")

@@ -72,6 +72,36 @@ class Library:
             )
         )
 
+    async def save_many(
+        self,
+        user_id: int,
+        paper_ids: Sequence[str],
+        now: datetime,
+        guild_id: int | None = None,
+        *,
+        max_saved: int,
+    ) -> tuple[int, int]:
+        """Add papers in one transaction (an import): (added, in the library before). Nothing
+        is written when the library would then hold more than `max_saved` papers: added is
+        -1, so a file is saved whole or not at all."""
+
+        def q(c: Any) -> tuple[int, int]:
+            have = {
+                r[0] for r in c.execute("SELECT paper_id FROM saved WHERE user_id = ?", (user_id,))
+            }
+            new = [pid for pid in dict.fromkeys(paper_ids) if pid not in have]
+            if new and len(have) + len(new) > max_saved:
+                return -1, len(have)
+            for pid in new:
+                c.execute(
+                    "INSERT INTO saved (user_id, paper_id, guild_id, saved_at) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT (user_id, paper_id) DO NOTHING",
+                    (user_id, pid, guild_id, ts(now)),
+                )
+            return len(new), len(have)
+
+        return await self.storage.run(q)
+
     async def count(self, user_id: int) -> int:
         return await self.storage.run(
             lambda c: c.execute(

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from bot.papers.formats import (
     paper_from_paperlist,
     paper_from_project,
 )
+from bot.papers.grouping import Merge, Plan, merge_lists, merged_stream
 from bot.papers.records import Paper
 
 log = logging.getLogger(__name__)
@@ -334,15 +336,43 @@ def check_loaded(report: LoadReport, count: int) -> None:
         raise CorpusError(f"no usable paper in {names}" + (f": {first}" if first else ""))
 
 
+def iter_corpus(
+    paths: Iterable[Path],
+    exclude_status: Iterable[str],
+    report: LoadReport,
+    seen: set[str],
+    merges: list[Merge] | None = None,
+) -> Iterator[Paper]:
+    """The papers of every file, versions of one work merged into one paper
+    (`bot.papers.versions`; the merges made are appended to `merges`). One file is read once;
+    several are read twice: a first pass hashes each paper's matching keys, the second holds
+    back only the papers that may have a version in another file."""
+    files = [Path(p) for p in paths]
+    exclude = tuple(exclude_status)
+    if len(files) < 2:
+        for path in files:
+            yield from iter_file(path, exclude, report, seen)
+        return
+    plan = Plan()
+    first = set(seen)  # the first pass sees exactly the papers the second keeps
+    for source, path in enumerate(files):
+        for paper in iter_file(path, exclude, LoadReport(), first):
+            plan.add(paper, source)
+    plan.finish()
+    yield from merged_stream((iter_file(p, exclude, report, seen) for p in files), plan, merges)
+
+
 def load_corpus(
     paths: Iterable[Path], *, exclude_status: Iterable[str] = EXCLUDED_STATUSES
 ) -> LoadReport:
-    """Load every file; raise `CorpusError` when a configured file is missing (a mistyped path
-    must not pass as a warning) or when nothing usable came out of all of them."""
+    """Load every file, versions of one work merged (`iter_corpus`); raise `CorpusError` when
+    a configured file is missing (a mistyped path must not pass as a warning) or when nothing
+    usable came out of all of them."""
     report = LoadReport()
-    exclude = tuple(exclude_status)
-    for path in paths:
-        load_file(Path(path), exclude_status=exclude, report=report)
+    exclude, seen = tuple(exclude_status), set[str]()
+    per_file = [list(iter_file(Path(path), exclude, report, seen)) for path in paths]
+    # Read once: the plan is made from the papers in memory, the order is `iter_corpus`'s.
+    report.papers = merge_lists(per_file) if len(per_file) > 1 else [*chain(*per_file)]
     check_loaded(report, len(report.papers))
     log.info("%s", report.summary())
     return report

@@ -41,6 +41,10 @@ class Paper:
     # When this corpus first saw the paper (ISO-8601 UTC, `2026-12-01T06:00:00Z`), written by
     # `python -m bot fetch`; None for papers of static files. Drives /new and the `new` pool.
     added: str | None = None
+    # Other ids of the same work merged into this paper (`bot.papers.versions`): an arXiv
+    # preprint's `arxiv:<id>` on its accepted record, or the reverse. Lookups by an alias find
+    # this paper, so a library entry or a daily pick made under either id keeps working.
+    aliases: tuple[str, ...] = ()
 
     def link(self, kind: str) -> str | None:
         for link in self.links:
@@ -49,6 +53,7 @@ class Paper:
         return None
 
     def to_json(self) -> dict[str, Any]:
+        extra = {"aliases": list(self.aliases)} if self.aliases else {}
         return {
             "id": self.id,
             "title": self.title,
@@ -63,4 +68,5 @@ class Paper:
             "bibtex": self.bibtex,
             "links": [{"kind": link.kind, "url": link.url} for link in self.links],
             "added": self.added,
+            **extra,
         }

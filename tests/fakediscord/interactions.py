@@ -13,6 +13,7 @@ from . import rules_commands
 from .messages import EPHEMERAL, Upload, iter_components
 from .models import JSON, FakeChannel, FakeGuild, FakeRole, FakeUser, snowflake
 from .recorder import Recorder
+from .rules_attachments import FakeFile, resolve_attachment
 from .world import World
 
 PING, COMMAND, COMPONENT, AUTOCOMPLETE, MODAL_SUBMIT = 1, 2, 3, 4, 5
@@ -187,6 +188,8 @@ def _infer_type(value: Any) -> int:
         return USER
     if isinstance(value, FakeRole):
         return ROLE
+    if isinstance(value, FakeFile):
+        return ATTACHMENT
     return STRING
 
 
@@ -232,6 +235,8 @@ def build_options(
         if name == focused:
             option["focused"] = True
             option["value"] = value if isinstance(value, str) else str(value)
+        elif isinstance(value, FakeFile):
+            option["value"] = resolve_attachment(world, value, resolved)
         elif otype in (USER, CHANNEL, ROLE, MENTIONABLE, ATTACHMENT):
             option["value"] = _resolve(world, guild, otype, value, resolved)
         elif otype == INTEGER:

@@ -8,7 +8,7 @@ from typing import Any
 
 from aiohttp import web
 
-from . import routes_app, routes_channels, routes_interactions, rules_commands
+from . import routes_app, routes_channels, routes_interactions, rules_attachments, rules_commands
 from .faults import Faults
 from .gateway import Gateway
 from .interactions import (
@@ -60,6 +60,7 @@ class FakeDiscord:
     async def start(self) -> FakeDiscord:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_get("/gateway-ws", self.gateway.handle)
+        rules_attachments.add_cdn_route(app, self.world)  # users' attached files
         app.router.add_route("*", "/{tail:.*}", self.rest.handle)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await self._runner.setup()

@@ -16,6 +16,7 @@ from typing import Any
 
 from . import rules_commands, rules_components, rules_forum
 from . import spec as spec_module
+from .rules_attachments import RULES as ATTACHMENT_RULES
 from .rules_messages import Path, Refusal, message_refusals, too_long
 
 NAME, DESCRIPTION, OPTIONS, CHOICES = 32, 100, 25, 25
@@ -168,6 +169,7 @@ HAND_RULES: list[tuple[str, re.Pattern[str], Callable[[Any], list[Refusal]]]] = 
     *rules_components.HAND_RULES,
     ("POST", re.compile(r"/channels/[^/]+/threads"), rules_forum.thread_body_refusals),
     *rules_commands.RULES,
+    *ATTACHMENT_RULES,
 ]
 
 

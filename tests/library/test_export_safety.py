@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 from datetime import UTC, datetime
 
 import pytest
+import rispy
 from pybtex.database import parse_string
 
 from bot.library import export
@@ -185,6 +187,12 @@ def test_parts_stay_under_the_limit_and_hold_every_paper(fmt: str) -> None:
     elif fmt == "csv":
         rows = [r for part in parts for r in _rows(part.decode())]
         assert [r["id"] for r in rows] == [e.paper.id for e in listed]
+    elif fmt == "ris":
+        records = [r for part in parts for r in rispy.loads(part.decode())]
+        assert [r["notes"] for r in records] == [[f"paper id: {e.paper.id}"] for e in listed]
+    elif fmt == "csljson":
+        items = [i for part in parts for i in json.loads(part)]
+        assert [i["id"] for i in items] == [e.paper.id for e in listed]
     else:
         assert all(part.startswith(b"# Reading list\n\n") for part in parts)
         assert sum(part.count(b"\n- [ ] ") for part in parts) == 60

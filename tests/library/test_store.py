@@ -102,3 +102,16 @@ async def test_corpus_record_claims_and_forgetting(storage: Storage) -> None:
     [kept] = await follows.of_guild(9)  # the server's channel follow stays, creator forgotten
     assert kept.user_id == 0
     assert await follows.delivered("ch:77") == ["c"]
+
+
+async def test_save_many_is_all_or_nothing(storage: Storage) -> None:
+    lib = Library(storage)
+    assert await lib.save(1, "p/a", T0)
+    assert await lib.save_many(1, ["p/a", "p/b", "p/c", "p/b"], T0, 9, max_saved=3) == (2, 1)
+    assert sorted(s.paper_id for s in await lib.all(1)) == ["p/a", "p/b", "p/c"]
+    assert (await lib.get(1, "p/b")).guild_id == 9  # type: ignore[union-attr]
+    # One more would overfill it: nothing of the file is written.
+    assert await lib.save_many(1, ["p/d", "p/e"], T0, max_saved=4) == (-1, 3)
+    assert await lib.count(1) == 3
+    assert await lib.save_many(2, [], T0, max_saved=1) == (0, 0)
+    assert await lib.save_many(1, ["p/a"], T0, max_saved=1) == (0, 3)  # nothing new: no refusal

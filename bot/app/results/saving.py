@@ -61,6 +61,9 @@ async def save(
     """Save a paper (by id, key or title); (paper, newly saved). Saving twice changes nothing.
     `max_saved` is [library] max_saved."""
     paper = refs.find_paper(engine, ref)
+    for alias in paper.aliases:  # saved before under another id of this (merged) paper
+        if await library.get(user_id, alias) is not None:
+            return paper, False
     if await library.get(user_id, paper.id) is None and await library.count(user_id) >= max_saved:
         raise Refused(
             f"Your library is full ({max_saved} papers). Remove some with /library remove "

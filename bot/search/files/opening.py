@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot.config import Settings
+from bot.papers import versions
 from bot.papers.corpus import LoadProblem, LoadReport, load_corpus
 from bot.papers.files import atomic_file, build_lock, remove_stale
 from bot.search.analysis.analyzer import Analyzer
@@ -102,6 +103,7 @@ def load_engine(cls: type[SearchEngine], settings: Settings) -> SearchEngine:
     expect = {
         "corpus": digest or corpus_digest(files, settings.corpus.exclude_status),
         "analyzer": analyzer.signature,
+        "versions": versions.RULES_VERSION,  # merging rules: a change rebuilds
         "title_weight": s.title_weight,
         "params": params.saved(),
     }

@@ -129,6 +129,8 @@ def record_bytes(paper: Paper) -> bytes:
             paper.added,
             paper.tldr,
             paper.bibtex,
+            # Only a merged paper's record is longer: other records stay as they were.
+            *([list(paper.aliases)] if paper.aliases else []),
         ]
     ).encode("utf-8")
 
@@ -148,6 +150,7 @@ def _paper(raw: bytes) -> Paper:
         added,
         tldr,
         bibtex,
+        *aliases,
     ) = json.loads(raw)
     return Paper(
         id=pid,
@@ -163,6 +166,7 @@ def _paper(raw: bytes) -> Paper:
         added=added,
         tldr=tldr,
         bibtex=bibtex,
+        aliases=tuple(aliases[0]) if aliases else (),
     )
 
 
@@ -220,6 +224,8 @@ class PaperStore(Rows[Paper]):
         except (OSError, ValueError) as exc:
             raise StoreError(f"{folder}: cannot read paper store ({exc})") from exc
         self.venues: list[str] = meta.get("venues", [])
+        # Other ids of merged papers -> the merged paper's id (`bot.papers.versions`).
+        self.aliases: dict[str, str] = meta.get("aliases") or {}
         size = meta.get("records_bytes")
         if not (
             len(self.ids)

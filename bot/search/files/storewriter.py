@@ -69,6 +69,7 @@ class StoreWriter:
         self._venues: dict[str, int] = {}
         self._venue_codes = array("i")
         self._years = array("i")
+        self._aliases: dict[str, str] = {}  # merged papers' other ids (meta.json)
 
     def add(self, paper: Paper) -> None:
         """Append one paper; `NotStorable` (and nothing written) when its id or title has a
@@ -83,6 +84,7 @@ class StoreWriter:
         self._lines["authors"].write(sep + _AUTHORS(list(paper.authors)))
         self._venue_codes.append(self._venues.setdefault(paper.venue, len(self._venues)))
         self._years.append(paper.year or 0)
+        self._aliases.update(dict.fromkeys(paper.aliases, paper.id))
         self.n += 1
 
     def close(self) -> None:
@@ -115,6 +117,7 @@ class StoreWriter:
             n_papers=n,
             venues=venues,
             records_bytes=int(offsets[-1]),
+            aliases=self._aliases,
             files={
                 name: {"bytes": (tmp / name).stat().st_size, "digest": file_digest(tmp / name)}
                 for name in FILES

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from bot.papers.corpus import LoadReport, check_loaded, iter_file
+from bot.papers.corpus import LoadReport, check_loaded, iter_corpus
 from bot.papers.files import atomic_folder
 from bot.papers.records import Paper
 from bot.search.analysis.analyzer import Analyzer, raw_words
@@ -114,13 +114,12 @@ def _texts(
     exclude = tuple(exclude_status)
     seen: set[str] = set()
     texts: list[str] = []
-    for path in files:
-        for paper in iter_file(Path(path), exclude, report, seen):
-            store.add(paper)
-            texts.append(text_of(paper))
-            if len(texts) >= chunk:
-                yield texts
-                texts = []
+    for paper in iter_corpus(files, exclude, report, seen):  # versions merged
+        store.add(paper)
+        texts.append(text_of(paper))
+        if len(texts) >= chunk:
+            yield texts
+            texts = []
     if texts:
         yield texts
 

@@ -39,6 +39,7 @@ class PaperLookups:
         added: Sequence[str | None],
         lookup: IdLookup,
         title_index: TitleIndex,
+        aliases: dict[str, str] | None = None,
     ) -> None:
         self.papers = papers
         self.ids = ids  # paper ids in corpus order (positions match `papers` and `added`)
@@ -49,6 +50,8 @@ class PaperLookups:
         self.added = added  # first-seen stamps (bot/search/recent)
         self.lookup = lookup
         self.title_index = title_index
+        # Other ids of merged versions -> the merged paper's id (`bot.papers.versions`).
+        self.aliases = aliases or {}
 
     @classmethod
     def of(cls, papers: Sequence[Paper]) -> PaperLookups:
@@ -65,6 +68,7 @@ class PaperLookups:
                 added=papers.added,
                 lookup=papers.lookup,
                 title_index=papers.title_index,
+                aliases=papers.aliases,
             )
         listed = list(papers)
         ids = [p.id for p in listed]
@@ -81,6 +85,7 @@ class PaperLookups:
             added=[p.added for p in listed],
             lookup=IdLookup.of(ids),
             title_index=TitleIndex.of(titles),
+            aliases={alias: p.id for p in listed for alias in p.aliases},
         )
 
     def paper(self, ref: str) -> Paper:
@@ -88,7 +93,7 @@ class PaperLookups:
         ref = (ref or "").strip()
         if not ref:
             raise UnknownPaper(ref)
-        pos = self.lookup.find(ref)
+        pos = self.find_id(ref)
         if pos is not None:
             return self.papers[pos]
         suffix = self.lookup.ending_with("/" + ref)
@@ -115,8 +120,15 @@ class PaperLookups:
         """(name, number of papers) for autocomplete where an option is an author."""
         return self.authors.complete(prefix, limit)
 
+    def find_id(self, paper_id: str) -> int | None:
+        """The position of the paper with this id, or of the merged paper it is a version of."""
+        pos = self.lookup.find(paper_id)
+        if pos is None and paper_id in self.aliases:
+            pos = self.lookup.find(self.aliases[paper_id])
+        return pos
+
     def has_paper(self, paper_id: str) -> bool:
-        return self.lookup.find(paper_id) is not None
+        return self.find_id(paper_id) is not None
 
     def venues(self) -> dict[str, int]:
         counts = np.bincount(self.venue_of, minlength=len(self.venue_names)).tolist()

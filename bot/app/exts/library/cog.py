@@ -1,4 +1,5 @@
-"""`/library show|remove|read|export|clear`: a reader's saved papers (saved with the Save button).
+"""`/library show|remove|read|import|export|clear`: a reader's saved papers (saved with the Save
+button, or imported from a reference manager's file).
 
 Every answer is ephemeral: a library is personal. The work is in `bot.library.actions` (shared with
 the console) and `bot.library.store`; this cog only translates commands.
@@ -17,6 +18,7 @@ from bot.app import installs, render, respond
 from bot.app.checks import stored_autocomplete, stored_text
 from bot.app.exts.library import views as saving
 from bot.library import actions as library
+from bot.library import importing
 from bot.library.export import FORMATS
 
 if TYPE_CHECKING:
@@ -82,9 +84,33 @@ class LibraryCog(commands.Cog, name="Library"):
         title = saving.title_of(self.bot.engine, paper_id)
         await respond.confirm(interaction, f"Marked **{title}** as {state}.")
 
-    @library.command(name="export", description="Your library as a file: BibTeX, Markdown or CSV")
+    @library.command(name="import", description="Add papers from a Zotero/BibTeX/RIS/CSL-JSON file")
+    @app_commands.describe(file="A .bib, .ris or CSL-JSON .json export of your reference manager")
+    async def import_(
+        self, interaction: discord.Interaction[PaperBot], file: discord.Attachment
+    ) -> None:
+        importing.refuse_size(file.filename, file.size)  # by its announced size, not downloaded
+        store = library.library_of(self.bot.storage)
+        data = await respond.soon(interaction, file.read())
+        prepared = await respond.compute(
+            interaction, importing.prepare, self.bot.engine, file.filename, data
+        )
+        report = await importing.save_matched(
+            store,
+            self.bot.engine,
+            interaction.user.id,
+            file.filename,
+            prepared,
+            max_saved=self.bot.settings.library.max_saved,
+            guild_id=interaction.guild_id,
+        )
+        await respond.confirm(interaction, report.text())
+
+    @library.command(
+        name="export", description="Your library as a file for LaTeX, Zotero or a sheet"
+    )
     @app_commands.describe(
-        format="bibtex (for LaTeX), markdown (a checklist) or csv (spreadsheets)"
+        format="bibtex (LaTeX), ris or csljson (Zotero, EndNote), markdown (a checklist), csv"
     )
     @app_commands.choices(format=[app_commands.Choice(name=f, value=f) for f in FORMATS])
     async def export(

@@ -1,8 +1,7 @@
-"""A reading list as a file: BibTeX, Markdown or CSV, from plain `Paper` records.
+"""A reading list as BibTeX, from plain `Paper` records (opened by LaTeX: nothing in it may act
+there).
 
-Exports are opened elsewhere (LaTeX, a spreadsheet), so nothing in them may act there.
-
-BibTeX: a paper's own entry from its source (`Paper.bibtex`) is parsed alone by pybtex (so one
+A paper's own entry from its source (`Paper.bibtex`) is parsed alone by pybtex (so one
 missing its `}` cannot swallow the next) and written back from the parsed fields, keeping its
 key when that is unique in the file. One that does not parse, holds several entries or has no
 title is replaced by a generated entry:
@@ -19,32 +18,21 @@ title is replaced by a generated entry:
 Every entry loses TeX commands that read or write files, run programs or change how TeX reads
 what follows (`\\input`, `\\write18`, `\\catcode`, `\\def`...), and `^^` (TeX's spelling of
 any character: `^^5c` is a backslash) is split.
-
-CSV: a cell starting with `= + - @`, tab or CR is a formula to spreadsheets (OWASP "CSV
-injection"): it gets a leading `'` and keeps its text. Rows end in CRLF (RFC 4180), so a CR in
-a cell is quoted, not read as the end of a row.
-
-A list too large for one upload is cut between papers into several complete files
-(`export_parts`; BibTeX keys unique over all of them).
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import logging
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 
+from bot.library.export.layout import Entry, Layout
 from bot.papers.latex import latex_to_unicode
 from bot.papers.records import Paper
 
 log = logging.getLogger(__name__)
-FORMATS = ("bibtex", "markdown", "csv")
-EXTENSIONS = {"bibtex": "bib", "markdown": "md", "csv": "csv"}
 _SPECIAL = {
     "\\": r"\textbackslash{}",
     # BibTeX counts every brace, escaped or not, so a lone one would end the field early.
@@ -94,23 +82,6 @@ _ENTRY_TYPE = re.compile(r"[a-z]+")
 _DROPPED_FIELDS = {"crossref", "xref", "xdata"}  # they name entries this file does not have
 
 
-class TooLarge(ValueError):
-    """The list does not fit in the files allowed; `size` is the whole export in bytes."""
-
-    def __init__(self, size: int, limit: int, parts: int) -> None:
-        super().__init__(f"{size} bytes do not fit in {parts} file(s) of {limit} bytes")
-        self.size = size
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """One paper of a reading list with the reader's own state."""
-
-    paper: Paper
-    saved_at: datetime
-    read: bool
-
-
 @dataclass(frozen=True, slots=True)
 class _Source:
     """A source's own BibTeX entry as parsed: type, key and (name, value) fields."""
@@ -118,18 +89,6 @@ class _Source:
     kind: str
     key: str
     fields: tuple[tuple[str, str], ...]
-
-
-@dataclass(frozen=True, slots=True)
-class _Layout:
-    """A file as a head and one text per paper, so it can be cut between papers."""
-
-    head: str
-    items: list[str]
-    sep: str = ""
-
-    def text(self, items: Sequence[str] | None = None) -> str:
-        return self.head + self.sep.join(self.items if items is None else items)
 
 
 def defuse(text: str) -> str:
@@ -293,103 +252,13 @@ def bibtex_entry(paper: Paper, key: str, source: _Source | None = None) -> str:
     return _entry_text("inproceedings" if paper.venue else "misc", key, fields)
 
 
-def _bibtex(entries: Sequence[Entry]) -> _Layout:
+def layout(entries: Sequence[Entry]) -> Layout:
     papers = [e.paper for e in entries]
     sources = {p.id: source_entry(p) for p in papers}
     keys = _unique_keys({p.id: _wanted(p, sources[p.id]) for p in papers})
     items = [bibtex_entry(p, keys[p.id], sources[p.id]) + "\n" for p in papers]
-    return _Layout("", items, sep="\n")
+    return Layout("", items, sep="\n")
 
 
 def to_bibtex(entries: Sequence[Entry]) -> str:
-    return _bibtex(entries).text()
-
-
-def _md(text: str) -> str:
-    return re.sub(r"([\\`*_\[\]<>|#])", r"\\\1", " ".join(text.split()))
-
-
-def _markdown(entries: Sequence[Entry]) -> _Layout:
-    items: list[str] = []
-    for e in entries:
-        p = e.paper
-        title = _md(latex_to_unicode(p.title))
-        url = p.link("page") or p.link("pdf")
-        head = f"[{title}]({url})" if url else title
-        box = "x" if e.read else " "
-        meta = " · ".join(
-            x for x in (", ".join(p.authors), p.venue, f"saved {e.saved_at:%Y-%m-%d}") if x
-        )
-        items.append(f"- [{box}] {head}  \n  {_md(meta)} · `{p.id}`\n")
-    return _Layout("# Reading list\n\n", items)
-
-
-def to_markdown(entries: Sequence[Entry]) -> str:
-    return _markdown(entries).text()
-
-
-CSV_COLUMNS = ("id", "title", "authors", "venue", "year", "url", "saved_at", "read")
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def csv_cell(value: str) -> str:
-    """`value`, with a leading `'` when a spreadsheet would read it as a formula (OWASP)."""
-    return "'" + value if value.startswith(_FORMULA_START) else value
-
-
-def _csv(entries: Sequence[Entry]) -> _Layout:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-
-    def row(cells: Iterable[str]) -> str:
-        out.seek(0)
-        out.truncate()
-        writer.writerow([csv_cell(c) for c in cells])
-        return out.getvalue()
-
-    items = []
-    for e in entries:
-        p = e.paper
-        url = p.link("page") or p.link("pdf") or ""
-        cells = (p.id, latex_to_unicode(p.title), "; ".join(p.authors), p.venue, str(p.year or ""))
-        items.append(row((*cells, url, e.saved_at.isoformat(), "yes" if e.read else "no")))
-    return _Layout(row(CSV_COLUMNS), items)
-
-
-def to_csv(entries: Sequence[Entry]) -> str:
-    return _csv(entries).text()
-
-
-def _layout(entries: Sequence[Entry], fmt: str) -> _Layout:
-    layouts = {"bibtex": _bibtex, "markdown": _markdown, "csv": _csv}
-    if fmt not in layouts:
-        raise ValueError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
-    return layouts[fmt](entries)
-
-
-def export(entries: Sequence[Entry], fmt: str) -> str:
-    """The reading list in `fmt` (one of FORMATS)."""
-    return _layout(entries, fmt).text()
-
-
-def export_parts(entries: Sequence[Entry], fmt: str, max_bytes: int, max_parts: int) -> list[bytes]:
-    """The reading list in `fmt` as UTF-8 files of at most `max_bytes` each, cut between
-    papers, each a complete file; TooLarge when it needs more than `max_parts` of them."""
-    layout = _layout(entries, fmt)
-    sizes = [len(item.encode()) for item in layout.items]
-    fixed = len(layout.head.encode())
-    step = len(layout.sep.encode())
-    total = fixed + sum(sizes) + step * max(0, len(sizes) - 1)
-    parts: list[list[str]] = [[]]
-    used = fixed
-    for item, size in zip(layout.items, sizes, strict=True):
-        if fixed + size > max_bytes:
-            raise TooLarge(total, max_bytes, max_parts)  # one paper alone is over the limit
-        if parts[-1] and used + step + size > max_bytes:
-            parts.append([])
-            used = fixed
-            if len(parts) > max_parts:
-                raise TooLarge(total, max_bytes, max_parts)
-        used += size + (step if len(parts[-1]) else 0)
-        parts[-1].append(item)
-    return [layout.text(part).encode() for part in parts]
+    return layout(entries).text()
