@@ -8,7 +8,7 @@ Rocchio relevance feedback in the index's own term space, a linear model whose w
 
 where v(d) is a paper's BM25 term weights (idf times tf saturation, the index's own numbers),
 scaled to unit length so a long abstract does not outvote a short one and every saved paper
-counts once. The strongest `PROFILE_TERMS` terms (and the most negative ones) are kept, and a
+counts once, and clipped at 0. The strongest `PROFILE_TERMS` terms are kept, and a
 new paper's score is the index's own weighted BM25 sum over them (`BM25Index.score_docs`).
 Measured against the alternatives: one query of the saved papers' distinctive terms
 (more-like-this) ranks the held-out papers lower, as does subtracting the corpus's average
@@ -34,7 +34,6 @@ from bot.papers.records import Paper
 from bot.search import SearchEngine
 
 PROFILE_TERMS = 150  # positive terms kept (measured: 60 loses, 300 gains nothing)
-NEGATIVE_TERMS = 20  # most negative terms kept, so a 👎 topic sinks
 NEGATIVE = 0.5  # Rocchio's gamma: how much a 👎 paper pulls away
 MAX_SIGNALS = 200  # newest signals of each kind used: bounds the work per request
 MIN_SIGNALS = 3  # fewer than this and /foryou says so and falls back to follows
@@ -99,11 +98,14 @@ def build_profile(
     liked, disliked = liked[:MAX_SIGNALS], disliked[:MAX_SIGNALS]
     pos = _mean([paper_vector(engine, p) for p in liked])
     neg = _mean([paper_vector(engine, p) for p in disliked])
-    weights = {t: pos.get(t, 0.0) - negative * neg.get(t, 0.0) for t in set(pos) | set(neg)}
+    # Negative weights are clipped to 0, as Rocchio is usually run: a 👎 lowers the weight of
+    # the words it shares with what the member likes, and the paper itself never comes back
+    # (`bot.foryou.ranking`), but one 👎 among the papers of a field the member reads must not
+    # push the whole field below every unrelated paper (a negative term did, with titles
+    # weighted 3x: "Hyperbolic graphs for X" all vanished after one of them was 👎).
+    weights = {t: max(pos.get(t, 0.0) - negative * neg.get(t, 0.0), 0.0) for t in pos}
     ranked = sorted(weights.items(), key=lambda item: (-item[1], item[0]))
     kept = [(t, w) for t, w in ranked[:terms] if w > 0]
-    if disliked:
-        kept += [(t, w) for t, w in ranked[::-1][:NEGATIVE_TERMS] if w < 0]
     return Profile(
         tuple(t for t, _w in kept), tuple(w for _t, w in kept), len(liked), len(disliked)
     )

@@ -8,7 +8,9 @@ run without the stand-in and to name the broken limit at the assertion.
 from __future__ import annotations
 
 import re
+import tempfile
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from bot.app import limits
@@ -26,8 +28,19 @@ TOKEN = "fake-token.Sup3rSecretValue.DoNotLog"
 def make_settings(fake: FakeDiscord, *, guild: bool = False, **discord_options: Any) -> Settings:
     base = Settings()
     options = {"search_cooldown_uses": 50, "search_cooldown_seconds": 30.0, **discord_options}
+    # A bot built without a Storage opens the configured database: never the project's own
+    # state/ (a reader's real database), one folder per fake Discord instead, so a restart
+    # within a test (the same `fake`) finds the same database.
+    state = getattr(fake, "state_dir", None)
+    if state is None:
+        state = Path(tempfile.mkdtemp(prefix="paperbot-state-"))
+        fake.state_dir = state
+    storage = replace(
+        base.storage, database=str(state / "paperbot.sqlite3"), backup_dir=state / "backups"
+    )
     return replace(
         base,
+        storage=storage,
         discord=replace(DiscordSettings(), **options),
         secrets=Secrets(
             discord_token=TOKEN,
