@@ -101,10 +101,13 @@ def test_disliked_never_listed_and_pulls_its_words_down(engine: SearchEngine) ->
     assert "t/12" not in ids
     # The 👎 paper's words that the liked papers share weigh less; none goes below 0 (Rocchio's
     # clipping), so one 👎 never sinks the member's whole field.
-    was, now = dict(zip(before.terms, before.weights)), dict(zip(profile.terms, profile.weights))
-    own = set(engine.analyzer(engine.paper("t/12").title + " " + engine.paper("t/12").abstract))
+    was = dict(zip(before.terms, before.weights, strict=True))
+    now = dict(zip(profile.terms, profile.weights, strict=True))
+    disliked = engine.paper("t/12")
+    own = set(engine.analyzer(f"{disliked.title} {disliked.abstract}"))
     shared = [t for t in was if t in own]
-    assert shared and all(now.get(t, 0.0) < was[t] for t in shared)
+    assert shared
+    assert all(now.get(t, 0.0) < was[t] for t in shared)
     assert all(w > 0 for w in profile.weights)
     # A liked paper is never recommended back.
     assert not set(ids) & set(liked)
