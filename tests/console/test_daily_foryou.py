@@ -25,7 +25,7 @@ def test_foryou_pool_in_the_console(icml_engine: SearchEngine, database_url: str
         "/daily status",
         "/daily set 09:00 UTC pool:mine",
     )
-    assert "new papers ranked from the 3 papers saved here" in out
+    assert "new papers that match the 3 papers saved here" in out
     assert "Normal pool:" in out
     assert "use `all`, `new` or `foryou`" in out
     # /today was drawn in the first session, before the saves: the day's paper stays.

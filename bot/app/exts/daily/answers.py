@@ -58,8 +58,6 @@ async def set_answer(
         return refused(str(exc))
     lines = [f"Pool: {embeds.NEW_POOL_TEXT}."] if request.pool == "new" else []
     status = await sched.status(request.guild_id)
-    if status.for_you is not None:
-        lines = [embeds.for_you_text(status.for_you)]
     return embeds.set_embed(status, [*lines, *notes])
 
 

@@ -129,8 +129,8 @@ def for_you_text(state: ForYouState) -> str:
     else:
         words = f" (strongest words: {', '.join(state.learned)})" if state.learned else ""
         head = (
-            f"For you: {state.remaining} of {state.matches} new papers ranked from the "
-            f"{state.saves} papers saved here{words}"
+            f"For you: {state.remaining} of the {state.matches} new papers that match the "
+            f"{state.saves} papers saved here are not posted yet, best first{words}"
         )
     return limits.truncate(f"{head}. {SAVES_ONLY}", 700)
 
@@ -189,8 +189,10 @@ def set_embed(status: DailyStatus, notes: Sequence[str] = ()) -> discord.Embed:
     lines = [f"In <#{schedule.channel_id}>, {_schedule_text(status)}."]
     if status.next_post_utc is not None:
         lines.append(f"First post: {timestamp(status.next_post_utc)}\n{zone_text(status)}")
+    if status.for_you is not None:
+        lines.append(for_you_text(status.for_you))
     if status.pool_size is not None:
-        lines.append(f"Pool: {_pool_text(status)}.")
+        lines.append(f"{'Normal pool' if status.for_you else 'Pool'}: {_pool_text(status)}.")
     lines.extend(notes)
     embed = discord.Embed(
         title="Paper of the day is set", colour=render.COLOR, description="\n".join(lines)

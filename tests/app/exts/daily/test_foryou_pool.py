@@ -41,7 +41,7 @@ async def test_foryou_pool_posts_the_servers_best_match(daily_env: DailyEnv) -> 
     expected = ranked[0][0]
     said = await set_pool(daily_env, "foryou")
     assert "Paper of the day is set" in said
-    assert "new papers ranked from the 3 papers saved here" in said
+    assert "new papers that match the 3 papers saved here" in said
     assert "Saves only" in said
     status = text_of(await daily_env.slash("daily status", ephemeral=True))
     assert "Pool: For you:" in status
