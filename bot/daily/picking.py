@@ -178,7 +178,7 @@ class Picker:
                 return Draw(ranked[0], pool.epoch)
             log.info(
                 "guild %d: For you has %d saved papers and %d new matches left; drawing from "
-                "the whole pool",
+                "the normal pool",
                 guild_id,
                 state.saves,
                 state.remaining,
