@@ -43,7 +43,7 @@ log = logging.getLogger(__name__)
 CHANNEL_NAMES = ("#console", "console", "here")
 OPTIONS = ("channel", "time", "timezone", "topic", "pool")
 DAILY_HELP = """Paper of the day (printed here when due, while the console runs):
-  /daily set TIME TIMEZONE [TOPIC...] [pool:new]   e.g. /daily set 09:00 Europe/Paris transport
+  /daily set TIME TIMEZONE [TOPIC...] [pool:new|foryou]   e.g. /daily set 09:00 UTC transport
   /daily status      /daily off      /today   today's paper (/save, /cite, more)
 """
 
@@ -112,7 +112,7 @@ def parse_set(rest: str) -> dict[str, str]:
     if missing:
         raise DailyInput(
             f"Missing {' and '.join(missing)}. Use: /daily set TIME TIMEZONE [TOPIC] "
-            "[pool:new], for example /daily set 09:00 Europe/Paris."
+            "[pool:new|foryou], for example /daily set 09:00 Europe/Paris."
         )
     for name, most in (("time", TIME_MAX), ("timezone", ZONE_MAX), ("topic", TOPIC_MAX)):
         if len(given.get(name, "")) > most:
@@ -162,6 +162,7 @@ class LocalDaily:
                 rng=self.rng,
                 has_paper=lambda paper_id: self.engine().has_paper(paper_id),
                 console=True,
+                engine=self.engine,
             )
             self.scheduler.start()
         return self.scheduler

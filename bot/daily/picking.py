@@ -1,5 +1,7 @@
 """Which paper a server gets on a day: its pool (a topic's papers or the whole corpus, newly
-added ones first in a `new` pool), the recorded draw, and a redraw when a paper leaves.
+added ones first in a `new` pool, ranked for the server in a `foryou` pool: `bot.daily.ranked`),
+the recorded draw, and a redraw when a paper leaves. "Already drawn" compares papers as the
+corpus knows them now: a pick made under a preprint's id counts for the paper it was merged into.
 
 Split from the scheduler, which decides *when*; this decides *what*, and records it before
 anything is posted so a restart posts the same paper.
@@ -10,22 +12,25 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable, Collection, Iterable
 from datetime import date, datetime
 from typing import Any, TypeVar
 
-from bot.daily.records import Pick
+from bot.daily.ranked import FORYOU, current_ids, picked_here, rank_for_server, server_saves
+from bot.daily.records import ForYouState, Pick, PoolState
 from bot.daily.rules import DailyError, Draw, draw, pick_marker
 from bot.daily.tables import DailyTables
+from bot.search import SearchEngine
 from bot.storage.store import Storage
 
 log = logging.getLogger(__name__)
 R = TypeVar("R")
 
-# Where a server's draw comes from: every paper (of its topic), or papers added since its last
-# post first. Kept under this meta key, not in the schedules table, while the storage package
-# moves to PostgreSQL (one key per server; absent means "all").
-POOLS = ("all", "new")
+# Where a server's draw comes from: every paper (of its topic), papers added since its last
+# post first, or new papers ranked for the server (For you). Kept under this meta key, not in
+# the schedules table, while the storage package moves to PostgreSQL (one key per server;
+# absent means "all").
+POOLS = ("all", "new", FORYOU)
 POOL_KEY = "daily_pool:{guild_id}"
 
 
@@ -42,6 +47,7 @@ class Picker:
         rng: random.Random | None = None,
         has_paper: Callable[[str], bool] | None = None,
         offload: Callable[..., Awaitable[Any]] | None = None,
+        engine: Callable[[], SearchEngine] | None = None,
     ) -> None:
         self.storage = storage
         self.tables = DailyTables(storage)
@@ -52,6 +58,9 @@ class Picker:
         self.added_after = added_after
         # Whether a paper is still in the corpus (a pick's paper may leave it on a reload).
         self.has_paper = has_paper or (lambda paper_id: paper_id in set(self.corpus_ids()))
+        # The engine (read at call time: a reload swaps it), for the `foryou` pool and to see
+        # merged versions as one paper; without it neither is available.
+        self.engine = engine
         # Where corpus-sized work runs (pools, draws: ~1 s at 100k papers): never on the loop.
         self._offload = offload or asyncio.to_thread
         self._rng = rng or random.SystemRandom()
@@ -83,19 +92,30 @@ class Picker:
             raise DailyError("The corpus is empty: there is no paper to post.")
         return ids
 
+    def current(self, paper_ids: Iterable[str]) -> set[str]:
+        """The ids as the corpus knows those papers now (`bot.daily.ranked.current_ids`)."""
+        return current_ids(self.engine(), paper_ids) if self.engine else set(paper_ids)
+
     async def pool_mode(self, guild_id: int) -> str:
-        """'new' (papers added since the last post first) or 'all'."""
+        """'new' (papers added since the last post first), 'foryou' or 'all'."""
         mode = await self.storage.get_meta(POOL_KEY.format(guild_id=guild_id))
         return mode if mode in POOLS else "all"
 
     async def set_pool_mode(self, guild_id: int, mode: str) -> None:
         await self.storage.set_meta(POOL_KEY.format(guild_id=guild_id), mode)
 
-    async def pool_counts(self, guild_id: int, topic: str | None) -> tuple[int, int]:
-        """How many papers the server's pool holds and how many of them are not drawn yet."""
+    async def pool_counts(
+        self, guild_id: int, topic: str | None, now: datetime
+    ) -> tuple[int, int, ForYouState | None]:
+        """How many papers the server's pool holds, how many of them are not drawn yet, and
+        for a `foryou` pool how its ranking stands (the counts are then its fallback's)."""
         candidates = await self.off(lambda: set(self.candidates(topic)))
         pool = await self.tables.pool(guild_id, self._rng.getrandbits(63))
-        return await self.off(lambda: (len(candidates), len(candidates - pool.drawn)))
+        left = await self.off(lambda: len(candidates - self.current(pool.drawn)))
+        state = None
+        if self.engine is not None and await self.pool_mode(guild_id) == FORYOU:
+            state, _ranked = await self._for_you(guild_id, topic, candidates, now)
+        return len(candidates), left, state
 
     async def ensure(self, guild_id: int, day: date, topic: str | None, now: datetime) -> Pick:
         """The server's pick for `day`, drawn and recorded on first request."""
@@ -105,7 +125,7 @@ class Picker:
                 if existing.attempts == 0 and existing.state == "pending":
                     return await self.still_there(existing, topic, now)
                 return existing
-            chosen = await self._draw(guild_id, topic)
+            chosen = await self._draw(guild_id, topic, now)
             return await self.tables.create_pick(
                 guild_id,
                 day.isoformat(),
@@ -128,16 +148,43 @@ class Picker:
         else:
             schedule = await self.tables.get_schedule(guild_id)
             since = schedule.updated_at if schedule else None
-        allowed = await self.off(lambda: set(candidates) - set(drawn))
+        allowed = await self.off(lambda: set(candidates) - self.current(drawn))
         return [pid for pid in self.added_after(since) if pid in allowed]
 
-    async def _draw(self, guild_id: int, topic: str | None) -> Draw:
+    async def _for_you(
+        self, guild_id: int, topic: str | None, candidates: Collection[str], now: datetime
+    ) -> tuple[ForYouState, list[str]]:
+        """The server's For you ranking: its papers not picked here yet, best first."""
+        assert self.engine is not None
+        engine = self.engine
+        saved = await server_saves(self.storage, guild_id)
+        picked = await picked_here(self.storage, guild_id)
+        allowed = candidates if topic else None
+        return await self.off(
+            lambda: rank_for_server(engine(), saved, self.current(picked), allowed, now)
+        )
+
+    def _draw_in(self, candidates: Collection[str], pool: PoolState) -> Draw:
+        last = pool.last_paper
+        avoid = None if last is None else self.current([last]).pop()
+        return draw(candidates, self.current(pool.drawn), pool.seed, pool.epoch, avoid)
+
+    async def _draw(self, guild_id: int, topic: str | None, now: datetime) -> Draw:
         candidates = await self.off(self.candidates, topic)
         pool = await self.tables.pool(guild_id, self._rng.getrandbits(63))
+        if self.engine is not None and await self.pool_mode(guild_id) == FORYOU:
+            state, ranked = await self._for_you(guild_id, topic, candidates, now)
+            if ranked:
+                return Draw(ranked[0], pool.epoch)
+            log.info(
+                "guild %d: For you has %d saved papers and %d new matches left; drawing from "
+                "the normal pool",
+                guild_id,
+                state.saves,
+                state.remaining,
+            )
         fresh = await self._fresh(guild_id, candidates, pool.drawn)
-        chosen = await self.off(
-            draw, fresh or candidates, pool.drawn, pool.seed, pool.epoch, pool.last_paper
-        )
+        chosen = await self.off(self._draw_in, fresh or candidates, pool)
         if chosen.epoch != pool.epoch:
             log.info("guild %d: pool exhausted, reshuffling (pass %d)", guild_id, chosen.epoch)
         return chosen
@@ -148,7 +195,7 @@ class Picker:
         pick not yet sent and known not to be on Discord, holding `lock`."""
         if await self.off(self.has_paper, pick.paper_id):
             return pick
-        chosen = await self._draw(pick.guild_id, topic)
+        chosen = await self._draw(pick.guild_id, topic, now)
         day = date.fromisoformat(pick.local_date)
         log.warning(
             "guild %d: paper %s of %s left the corpus before it was posted; drew %s instead",

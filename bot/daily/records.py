@@ -87,6 +87,22 @@ class Pick:
 
 
 @dataclass(frozen=True, slots=True)
+class ForYouState:
+    """How a server's For you pool stands (`bot.daily.ranked`), for /daily status."""
+
+    saves: int  # distinct papers its members saved from it, still in the corpus
+    needed: int  # saves needed before the pool is ranked (`bot.foryou.MIN_SIGNALS`)
+    matches: int  # new papers the server's profile ranks (of its topic, if it has one)
+    remaining: int  # of those, not posted here yet
+    learned: tuple[str, ...] = ()  # the profile's strongest terms
+
+    @property
+    def active(self) -> bool:
+        """False: the pick comes from the normal pool (too few saves, or nothing left)."""
+        return self.saves >= self.needed and self.remaining > 0
+
+
+@dataclass(frozen=True, slots=True)
 class DailyStatus:
     """Everything /daily status shows for one server."""
 
@@ -99,6 +115,7 @@ class DailyStatus:
     pool_size: int | None
     remaining: int | None
     pool_error: str | None
+    for_you: ForYouState | None = None  # set when the server's pool is `foryou`
 
     @property
     def state(self) -> DailyState:

@@ -29,6 +29,7 @@ from bot.background import Background
 from bot.config import DailySettings
 from bot.daily.delivery import Delivery
 from bot.daily.picking import POOLS, Picker
+from bot.daily.ranked import FORYOU
 from bot.daily.records import DailyStatus, Pick, PostOutcome, Schedule
 from bot.daily.rules import (
     DailyError,
@@ -44,6 +45,7 @@ from bot.daily.rules import (
 )
 from bot.daily.servers import is_console
 from bot.daily.tables import DailyTables
+from bot.search import SearchEngine
 from bot.storage.store import Storage
 from bot.timing import Clock, SystemClock, backoff
 
@@ -100,6 +102,7 @@ class DailyScheduler:
         has_paper: Callable[[str], bool] | None = None,
         offload: Callable[..., Awaitable[Any]] | None = None,
         console: bool = False,
+        engine: Callable[[], SearchEngine] | None = None,
     ) -> None:
         self.storage = storage
         self.tables = DailyTables(storage)
@@ -113,6 +116,7 @@ class DailyScheduler:
             rng=rng,
             has_paper=has_paper,
             offload=offload,
+            engine=engine,
         )
         self._wake = asyncio.Event()
         self.loop = Background("daily-scheduler", self._loop)
@@ -186,7 +190,7 @@ class DailyScheduler:
     # -- commands -------------------------------------------------------------------------
 
     async def pool_mode(self, guild_id: int) -> str:
-        """'new' (papers added since the last post first) or 'all'."""
+        """'new' (papers added since the last post first), 'foryou' or 'all'."""
         return await self.picker.pool_mode(guild_id)
 
     async def set_schedule(self, request: DailyRequest) -> Schedule:
@@ -201,7 +205,9 @@ class DailyScheduler:
         topic = (request.topic or "").strip() or None
         mode = (request.pool or "all").strip().lower()
         if mode not in POOLS:
-            raise DailyError(f"Unknown pool {request.pool!r}: use `all` or `new`.")
+            raise DailyError(f"Unknown pool {request.pool!r}: use `all`, `new` or `foryou`.")
+        if mode == FORYOU and self.picker.engine is None:
+            raise DailyError("The For you pool is not available on this bot.")
         await self.picker.off(self.picker.candidates, topic)
         tz = ZoneInfo(zone_name)
         now = self.clock.now()
@@ -270,10 +276,10 @@ class DailyScheduler:
         if schedule is not None and schedule.active:
             recent = await self._recent(now)
             next_utc = max(self._plan(schedule, now, recent.get(guild_id, {}))[1], now)
-        pool_size = remaining = pool_error = None
+        pool_size = remaining = pool_error = for_you = None
         try:
-            pool_size, remaining = await self.picker.pool_counts(
-                guild_id, schedule.topic if schedule else None
+            pool_size, remaining, for_you = await self.picker.pool_counts(
+                guild_id, schedule.topic if schedule else None, now
             )
         except DailyError as exc:
             pool_error = str(exc)
@@ -287,6 +293,7 @@ class DailyScheduler:
             pool_size,
             remaining,
             pool_error,
+            for_you,
         )
 
     # -- planning -------------------------------------------------------------------------

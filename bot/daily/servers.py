@@ -12,6 +12,9 @@ from __future__ import annotations
 
 CONSOLE_SERVER = 0
 CONSOLE_CHANNEL = 0
+# The console's one reader (`bot.console.library.LOCAL_USER`): their saves carry no server, so
+# the console server's For you pool (`bot.daily.ranked`) reads their library.
+CONSOLE_READER = 0
 
 
 def is_console(guild_id: int) -> bool:

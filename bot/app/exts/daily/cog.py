@@ -50,6 +50,9 @@ log = logging.getLogger(__name__)
 POOL_CHOICES = [
     app_commands.Choice(name="every paper (default)", value="all"),
     app_commands.Choice(name="new papers first (added since the last post)", value="new"),
+    app_commands.Choice(
+        name="For you: new papers ranked from what members saved here", value="foryou"
+    ),
 ]
 # Suggested before anything is typed: a spread of the zones most servers use.
 COMMON_ZONES = (
@@ -150,6 +153,7 @@ class Daily(commands.Cog):
             owns=self.bot.owns_guild,  # only the servers of this process's shards
             has_paper=lambda paper_id: self.bot.engine.has_paper(paper_id),
             offload=off_loop,
+            engine=lambda: self.bot.engine,
         )
         await off_loop(zone_names)
         self._starter = asyncio.create_task(self._start_when_ready(), name="daily-start")
@@ -194,7 +198,7 @@ class Daily(commands.Cog):
         time="Local time, 24-hour HH:MM, for example 09:00",
         timezone="IANA time zone such as Europe/Paris (start typing a city)",
         topic="Only papers matching these words (search syntax); empty: every paper",
-        pool="new: papers added since the last post when there are any, else any paper",
+        pool="new: papers added since the last post first; foryou: ranked from this server's saves",
     )
     @app_commands.choices(pool=POOL_CHOICES)
     @app_commands.check(manager_only)

@@ -19,7 +19,7 @@ import discord
 
 from bot.app import limits, markdown, render
 from bot.app.markdown import masked_link
-from bot.daily.records import DailyStatus, Pick
+from bot.daily.records import DailyStatus, ForYouState, Pick
 from bot.papers.records import Paper
 
 EXCERPT = 700  # characters of abstract in the post: a teaser, the thread is for discussion
@@ -110,6 +110,29 @@ STATE_TITLES = {"on": "on", "off": "off", "stopped": "stopped", "unset": "not se
 
 
 NEW_POOL_TEXT = "new papers first: those added since the last post, else any paper of the pool"
+SAVES_ONLY = "Saves only: 👍 / 👎 are personal and never count for a server."
+
+
+def for_you_text(state: ForYouState) -> str:
+    """The `foryou` pool in /daily status and /daily set: counts of the server's saves and
+    matches, and its strongest words (aggregates, never a member), or why it falls back."""
+    if state.saves < state.needed:
+        head = (
+            f"For you needs {state.needed} papers saved from this server and has "
+            f"{state.saves}: until then the paper comes from the normal pool"
+        )
+    elif not state.remaining:
+        head = (
+            f"For you: no new paper matching the {state.saves} papers saved here is left to "
+            "post: the paper comes from the normal pool"
+        )
+    else:
+        words = f" (strongest words: {', '.join(state.learned)})" if state.learned else ""
+        head = (
+            f"For you: {state.remaining} of the {state.matches} new papers that match the "
+            f"{state.saves} papers saved here are not posted yet, best first{words}"
+        )
+    return limits.truncate(f"{head}. {SAVES_ONLY}", 700)
 
 
 def status_embed(
@@ -153,6 +176,8 @@ def status_embed(
     pool = _pool_text(status)
     if pool_mode == "new":
         pool = f"{NEW_POOL_TEXT}.\n{pool}"
+    elif status.for_you is not None:
+        pool = f"{for_you_text(status.for_you)}\nNormal pool: {pool}"
     embed.add_field(name="Pool", value=pool, inline=False)
     return render.finish(embed)
 
@@ -164,8 +189,10 @@ def set_embed(status: DailyStatus, notes: Sequence[str] = ()) -> discord.Embed:
     lines = [f"In <#{schedule.channel_id}>, {_schedule_text(status)}."]
     if status.next_post_utc is not None:
         lines.append(f"First post: {timestamp(status.next_post_utc)}\n{zone_text(status)}")
+    if status.for_you is not None:
+        lines.append(for_you_text(status.for_you))
     if status.pool_size is not None:
-        lines.append(f"Pool: {_pool_text(status)}.")
+        lines.append(f"{'Normal pool' if status.for_you else 'Pool'}: {_pool_text(status)}.")
     lines.extend(notes)
     embed = discord.Embed(
         title="Paper of the day is set", colour=render.COLOR, description="\n".join(lines)
