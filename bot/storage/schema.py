@@ -95,6 +95,8 @@ TABLES: tuple[str, ...] = (
     "deliveries",
     "corpus_papers",
     "follow_notices",
+    "source_leases",
+    "source_papers",
 )
 
 _INTEGER = re.compile(r"\bINTEGER\b")

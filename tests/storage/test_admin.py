@@ -12,6 +12,7 @@ from bot.config import StorageSettings
 from bot.daily.tables import DailyTables
 from bot.follows.store import Follows
 from bot.library.store import Library
+from bot.sources.election import Election, Lease
 from bot.storage import admin
 from bot.storage.schema import StorageError, schema_version
 from bot.storage.sqlite import DatabaseDamaged
@@ -33,6 +34,8 @@ ROWS = {
     "deliveries": 1,
     "corpus_papers": 2,
     "follow_notices": 1,
+    "source_leases": 1,
+    "source_papers": 1,
 }
 
 
@@ -50,6 +53,10 @@ async def fill(url: str, guilds: int = 3) -> None:
         follow = await follows.add(user, "optimal transport", now=NOW)
         await follows.record_corpus(["p1", "p2"], NOW)
         await follows.claim(follow, ["p2"], NOW)
+        election = Election(store, "host:1:ab", 60)  # a fleet's fetched paper
+        lease = await election.claim("openreview ICML.cc/2026/Conference", "06:00")
+        assert isinstance(lease, Lease)
+        await election.publish(lease, [{"id": "openreview:f1", "title": "Fetched"}])
         for g in range(1, guilds + 1):
             guild = (1 << 40) + g  # ids past 32 bits, as Discord's are
             await DailyTables(store).save_schedule(

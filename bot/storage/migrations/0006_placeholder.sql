@@ -1,0 +1,2 @@
+-- 6: PLACEHOLDER in branch h/fleet only (comment-only, no statement): the schema's 1..N check
+-- needs it until the lead merges 0005-0008 of the other helpers and renumbers 0009_fleet.sql.

@@ -1,0 +1,227 @@
+"""Issue 25, across machines: processes on one PostgreSQL that share no disk fetch each source
+once per refresh slot and all end with the same corpus.
+
+Each process is `tests/sources/fleetproc.py` (the refresh's fleet side over the real fetch
+jobs) in a subprocess with a folder of its own, against the loopback OpenReview and arXiv of
+this process, whose request logs count the fetches. Checked: one fetch per source per slot and
+identical corpus files; a fetcher killed with SIGKILL mid-fetch is taken over once its lease
+runs out, with no duplicate; a process that was down catches up at start without fetching;
+PostgreSQL killed and restarted mid-fetch ends in a retry, with warnings and no traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import signal
+import sys
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from aiohttp import web
+
+from bot.storage.store import Storage
+from tests.app.exts.daily.test_database_restart import KillablePg
+from tests.fakesources import FakeArxiv, FakeOpenReview, arxiv_entry, note
+from tests.pg import PgServer
+from tests.sources import fleetproc
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+
+ROOT = Path(__file__).resolve().parents[2]
+VENUE = "ICML.cc/2026/Conference"
+FETCHING = "this process fetches it"
+
+
+class SlowOpenReview(FakeOpenReview):
+    """Answers its first request after `first_delay` s: a fetch with a middle to kill in."""
+
+    first_delay = 0.0
+    asked = 0  # requests received (`requests` logs only those answered)
+
+    def __init__(self, notes: list) -> None:
+        super().__init__(notes)
+        self.released = asyncio.Event()  # set at the end: a killed client's answer is dropped
+
+    async def get_notes(self, request: web.Request) -> web.StreamResponse:
+        self.asked += 1
+        if self.asked == 1 and self.first_delay:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.released.wait(), self.first_delay)
+        return await super().get_notes(request)
+
+
+class Sources:
+    def __init__(self) -> None:
+        self.openreview = SlowOpenReview([note(f"f{i}", title=f"Agents {i}") for i in range(7)])
+        day = (datetime.now(UTC) - timedelta(days=1)).strftime("%Y-%m-%dT10:00:00Z")
+        self.arxiv = FakeArxiv([arxiv_entry(f"2612.{i:05d}", published=day) for i in range(5)])
+
+    def fetches(self) -> tuple[int, int]:
+        return self.openreview.asked, len(self.arxiv.requests)
+
+
+@pytest.fixture
+async def sources() -> AsyncIterator[Sources]:
+    found = Sources()
+    await found.openreview.start()
+    await found.arxiv.start()
+    yield found
+    found.openreview.released.set()
+    await found.openreview.stop()
+    await found.arxiv.stop()
+
+
+class Proc:
+    """One fleet process: its folder, and its stderr read as it comes."""
+
+    def __init__(self, proc: asyncio.subprocess.Process, folder: Path) -> None:
+        self.proc, self.folder = proc, folder
+        self.log: list[str] = []
+        self.reader = asyncio.ensure_future(self._read())
+
+    async def _read(self) -> None:
+        assert self.proc.stderr is not None
+        async for line in self.proc.stderr:
+            self.log.append(line.decode())
+
+    async def logged(self, text: str, timeout: float = 10) -> None:
+        async with asyncio.timeout(timeout):
+            while not any(text in line for line in self.log):
+                assert self.proc.returncode is None, "".join(self.log)
+                await asyncio.sleep(0.01)
+
+    async def result(self, timeout: float = 15) -> dict:
+        assert self.proc.stdout is not None
+        async with asyncio.timeout(timeout):
+            out = await self.proc.stdout.read()
+            await self.proc.wait()
+            await self.reader
+        assert self.proc.returncode == 0, "".join(self.log)
+        assert "Traceback" not in "".join(self.log)
+        return json.loads(out.decode().strip().splitlines()[-1])
+
+    def corpus(self) -> dict[str, dict]:
+        return corpus(self.folder)
+
+
+def corpus(folder: Path) -> dict[str, dict]:
+    """Every record of a process's two corpus files, by id; a duplicate id fails."""
+    found: dict[str, dict] = {}
+    for name in ("icml.jsonl", "arxiv.jsonl"):
+        path = folder / name
+        for line in path.read_text(encoding="utf-8").splitlines() if path.exists() else []:
+            record = json.loads(line)
+            assert record["id"] not in found, f"duplicate {record['id']}"
+            found[record["id"]] = record
+    return found
+
+
+async def start(url: str, folder: Path, name: str, slot: str, lease: float, s: Sources, *more):
+    folder.mkdir(exist_ok=True)
+    args = [url, str(folder), name, slot, str(lease), s.openreview.url, s.arxiv.base_url, *more]
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "tests.sources.fleetproc",
+        *args,
+        cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    return Proc(proc, folder)
+
+
+async def here(url: str, folder: Path, name: str, slot: str, lease: float, s: Sources, *more):
+    """The same as a fleet process, in this one (a process start costs a second of CPU)."""
+    folder.mkdir(exist_ok=True)
+    args = [url, str(folder), name, slot, str(lease), s.openreview.url, s.arxiv.base_url, *more]
+    return await fleetproc.main(args)
+
+
+async def shared_rows(url: str) -> list[str]:
+    storage = await Storage.open(url)
+    try:
+        return await storage.column("SELECT paper_id FROM source_papers ORDER BY seq", ())
+    finally:
+        await storage.close()
+
+
+async def test_two_processes_fetch_each_source_once_per_slot_and_agree(
+    pg_server: PgServer, sources: Sources, tmp_path: Path
+) -> None:
+    url = pg_server.fresh_database_url()
+    sources.openreview.first_delay = 0.3  # the two overlap: one waits for the other
+    a, b = await asyncio.gather(
+        start(url, tmp_path / "a", "a", "06:00", 1, sources),
+        start(url, tmp_path / "b", "b", "06:00", 1, sources),
+    )
+    ra, rb = await asyncio.gather(a.result(), b.result())
+    assert sources.fetches() == (1, 1)
+    assert sorted(ra["fetched"] + rb["fetched"]) == ["arxiv cs.LG", f"openreview {VENUE}"]
+    assert a.corpus() == b.corpus()
+    assert len(a.corpus()) == 12
+
+    sources.openreview.notes.append(note("new", title="A paper of the evening"))
+    await asyncio.gather(
+        here(url, tmp_path / "a", "a2", "18:00", 1, sources),
+        here(url, tmp_path / "b", "b2", "18:00", 1, sources),
+    )
+    assert sources.fetches() == (2, 2)  # one more fetch of each for the new slot
+    assert a.corpus() == b.corpus()
+    assert "openreview:new" in a.corpus()
+
+    assert (await here(url, tmp_path / "c", "c", "-", 1, sources, "catch-up"))["changed"]
+    assert corpus(tmp_path / "c") == a.corpus()
+    assert sources.fetches() == (2, 2)  # caught up from the database, not the sources
+
+
+async def test_a_killed_fetcher_is_taken_over_when_its_lease_runs_out(
+    pg_server: PgServer, sources: Sources, tmp_path: Path
+) -> None:
+    url = pg_server.fresh_database_url()
+    sources.openreview.first_delay = 30  # the first fetcher never gets its answer
+    a = await start(url, tmp_path / "a", "a", "06:00", 0.6, sources)
+    await a.logged(f"openreview {VENUE}: {FETCHING}")
+    b = await start(url, tmp_path / "b", "b", "06:00", 0.6, sources)
+    await b.logged(f"openreview {VENUE}: fetched by a")  # waits while the lease lives
+    a.proc.send_signal(signal.SIGKILL)
+    await a.proc.wait()
+    result = await b.result()
+    assert sorted(result["fetched"]) == ["arxiv cs.LG", f"openreview {VENUE}"]
+    assert len(b.corpus()) == 12
+    ids = await shared_rows(url)
+    assert len(ids) == len(set(ids)) == 12
+    assert sources.fetches() == (2, 1)  # the killed request, then the new holder's
+    await here(url, tmp_path / "c", "c", "-", 0.6, sources, "catch-up")
+    assert corpus(tmp_path / "c") == b.corpus()
+
+
+@pytest.fixture(scope="module")
+def killable_pg() -> Iterator[KillablePg]:
+    server = KillablePg()
+    yield server
+    server.stop()
+
+
+async def test_postgresql_restarted_mid_fetch_ends_in_a_clean_retry(
+    killable_pg: KillablePg, sources: Sources, tmp_path: Path
+) -> None:
+    url = killable_pg.fresh_database_url()
+    sources.openreview.first_delay = 1.0
+    a = await start(url, tmp_path / "a", "a", "06:00", 2, sources)
+    try:
+        await a.logged(FETCHING)
+        await asyncio.to_thread(killable_pg.kill)
+        await asyncio.sleep(0.6)  # a renewal meets the dead server
+    finally:
+        await asyncio.to_thread(killable_pg.restart)
+    result = await a.result()
+    assert result["ok"] == [True, True]
+    assert sorted(result["fetched"]) == ["arxiv cs.LG", f"openreview {VENUE}"]
+    assert any("cannot renew the fetch lease" in line for line in a.log), "".join(a.log)
+    assert len(a.corpus()) == 12
+    assert sorted(await shared_rows(url)) == sorted(a.corpus())
