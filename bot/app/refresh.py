@@ -184,18 +184,14 @@ class Refresher:
         """One source, fetched here or by the process elected for it (bot/sources/shared.py)."""
         if self.shared is None:
             return await self._fetch(job, progress)
-        slot = (
-            f"{self.next_at:%Y-%m-%dT%H:%M}"
-            if run.source == "schedule" and self.next_at
-            else (f"{run.source} {run.started:%Y-%m-%dT%H:%M}")
-        )
+        at = self.next_at if run.source == "schedule" and self.next_at else run.started
+        slot = f"{run.source} {at:%Y-%m-%dT%H:%M}"  # every process has the same schedule
         got = await self.shared.fetch(job, slot, lambda: self._fetch(job, progress))
         if got.result is not None:
-            return got.result[0], got.result[1] or got.pulled.changed
-        added = len(got.pulled.added)
-        return SourceStatus(
-            job.label, self.clock.now(), got.ok, got.text, added
-        ), got.pulled.changed
+            status, changed = got.result
+            return status, changed or got.pulled.changed
+        status = SourceStatus(job.label, self.clock.now(), got.ok, got.text, len(got.pulled.added))
+        return status, got.pulled.changed
 
     def _sleep_for(self, progress: JobProgress, job: FetchJob, settings: SourcesSettings) -> Sleep:
         """The fetch's waits, shown in `/admin status` while they last: a retry's backoff or

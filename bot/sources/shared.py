@@ -42,6 +42,7 @@ from bot.timing import backoff
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 PULL_PAGE = 1000  # records read per query when pulling
+APPLY_BATCH = 20_000  # records pulled into the corpus file per write of it
 OUTAGE_BASE, OUTAGE_MAX = 0.5, 30.0  # seconds between retries while the database is away
 
 
@@ -200,11 +201,22 @@ class SharedSources:
         applied = await asyncio.to_thread(Applied.load, out)
         if applied > await self.election.last_seq(source):
             applied = 0  # another database than the one this file followed: read it all
-        total = Pulled()
-        while batch := await self.election.published(source, applied, PULL_PAGE):
-            total += await asyncio.to_thread(apply, out, [p.record for p in batch])
-            applied = batch[-1].seq
-            await asyncio.to_thread(Applied.save, out, applied)
+        total, more = Pulled(), True
+        while more:
+            # Read in pages, write the file once per APPLY_BATCH records: a rewrite per page
+            # would make pulling a large source quadratic in its size.
+            records: list[dict[str, Any]] = []
+            while len(records) < APPLY_BATCH:
+                page = await self.election.published(source, applied, PULL_PAGE)
+                records.extend(p.record for p in page)
+                if page:
+                    applied = page[-1].seq
+                if len(page) < PULL_PAGE:
+                    more = False
+                    break
+            if records:
+                total += await asyncio.to_thread(apply, out, records)
+                await asyncio.to_thread(Applied.save, out, applied)
         if total.changed:
             log.info(
                 "%s: pulled %d new, %d updated paper(s) fetched by another process",

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from bot.config import FetchJob, SourcesSettings
+from bot.sources import shared as shared_module
 from bot.sources.election import Done, Election, Fenced, Held, Lease
 from bot.sources.shared import Applied, Baseline, SharedSources, apply
 from bot.storage.store import Storage
@@ -99,8 +100,10 @@ def test_apply_updates_by_id_and_appends_the_new(tmp_path: Path) -> None:
 
 
 async def test_pull_catches_up_from_the_last_applied_sequence(
-    storage: Storage, tmp_path: Path
+    storage: Storage, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(shared_module, "PULL_PAGE", 1)  # pages of one, files written per two
+    monkeypatch.setattr(shared_module, "APPLY_BATCH", 2)
     settings = SourcesSettings(lease_seconds=5)
     fetcher = Election(storage, "fetcher", 5)
     job = FetchJob("openreview", tmp_path / "icml.jsonl", venue="ICML.cc/2026/Conference")
