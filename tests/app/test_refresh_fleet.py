@@ -15,10 +15,16 @@ from pathlib import Path
 
 import pytest
 
+from bot.app.client import PaperBot
 from bot.app.refresh import Refresher
-from bot.config import FetchJob, Settings, SourcesSettings
+from bot.config import FetchJob, Settings, SourcesSettings, load_settings
+from bot.search.engine import SearchEngine
+from bot.sources.election import Election, Lease
 from bot.sources.shared import SharedSources, shared_sources
 from bot.storage.store import Storage
+from tests.app.exts.daily.support import SteppedClock, until
+from tests.app.helpers import TOKEN, make_bot
+from tests.fakediscord import FakeDiscord
 from tests.fakesources import FakeOpenReview, note
 from tests.pg import PgServer
 
@@ -118,3 +124,49 @@ async def test_on_sqlite_there_is_no_fleet_side(tmp_path: Path) -> None:
         assert shared_sources(store, settings_for(tmp_path, "http://x").sources) is None
     finally:
         await store.close()
+
+
+async def test_a_bot_on_postgresql_catches_up_at_start_and_serves_the_papers(
+    fake_discord: FakeDiscord, connect_bot, pg_server: PgServer, tmp_path: Path
+) -> None:
+    """The client wires the fleet side in on PostgreSQL: papers another machine fetched while
+    this bot was down are pulled into its own corpus file and served after the reload."""
+    url = pg_server.fresh_database_url()
+    seed = {"id": "seed/1", "title": "Seed paper on kernels", "abstract": "A static paper."}
+    (tmp_path / "seed.jsonl").write_text(json.dumps(seed) + "\n", encoding="utf-8")
+    (tmp_path / "icml.jsonl").write_text("", encoding="utf-8")  # fetched before, empty then
+    config = tmp_path / "config" / "settings.toml"
+    config.parent.mkdir()
+    config.write_text(
+        '[corpus]\nfiles = ["seed.jsonl"]\nindex_dir = "idx"\n'
+        '[sources]\nrefresh_at = ["06:00"]\n'
+        f'[[sources.fetch]]\nkind = "openreview"\nvenue = "{VENUE}"\nout = "icml.jsonl"\n',
+        encoding="utf-8",
+    )
+    settings = load_settings(config, env={})
+    settings = replace(settings, secrets=replace(settings.secrets, discord_token=TOKEN))
+    storage = await Storage.open(url)
+    elsewhere = Election(storage, "other-machine", 60)
+    lease = await elsewhere.claim(f"openreview {VENUE}", "schedule 2026-12-01T06:00")
+    assert isinstance(lease, Lease)
+    fetched = [
+        {"id": f"openreview:f{i}", "title": f"Fetched paper {i} about agents", "abstract": "A."}
+        for i in range(2)
+    ]
+    await elsewhere.publish(lease, fetched)
+    bot = make_bot(settings, SearchEngine.load(settings), storage)
+    bot.refresher.clock = SteppedClock(datetime(2026, 12, 1, 12, 0, tzinfo=UTC))
+    await connect_bot(bot, TOKEN)
+    try:
+        assert bot.refresher.shared is not None
+        await until(lambda: _served(bot, 3), what="the caught-up corpus to be served")
+        assert bot.reloader.last is not None
+        assert bot.reloader.last.source == "catch-up"
+        assert set(bot.reloader.last.added) == {"openreview:f0", "openreview:f1"}
+    finally:
+        await bot.close()
+        await storage.close()
+
+
+async def _served(bot: PaperBot, count: int) -> bool:
+    return len(bot.engine.papers) == count
