@@ -186,7 +186,11 @@ class Refresher:
             return await self._fetch(job, progress)
         at = self.next_at if run.source == "schedule" and self.next_at else run.started
         slot = f"{run.source} {at:%Y-%m-%dT%H:%M}"  # every process has the same schedule
-        got = await self.shared.fetch(job, slot, lambda: self._fetch(job, progress))
+
+        def waiting(holder: str | None) -> None:
+            progress.fetched_by = holder
+
+        got = await self.shared.fetch(job, slot, lambda: self._fetch(job, progress), waiting)
         if got.result is not None:
             status, changed = got.result
             return status, changed or got.pulled.changed

@@ -242,16 +242,24 @@ class SharedSources:
                 )
         return changed
 
-    async def fetch(self, job: FetchJob, slot: str, fetch: Callable[[], Awaitable[T]]) -> Shared[T]:
+    async def fetch(
+        self,
+        job: FetchJob,
+        slot: str,
+        fetch: Callable[[], Awaitable[T]],
+        waiting: Callable[[str | None], None] = lambda holder: None,
+    ) -> Shared[T]:
         """`job`'s part in the refresh `slot`: fetch it (`fetch`) if elected, else wait for the
         process that is and pull. A database outage is retried, with backoff, until the bound
-        (`[sources] max_fetch_seconds` and two leases), then reported as a failure."""
+        (`[sources] max_fetch_seconds` and two leases), then reported as a failure.
+        `waiting` hears the holder waited for, and None once this process stops waiting."""
         ends = self.monotonic() + self.give_up_seconds
         pulled, outages = Pulled(), 0
         while True:
             try:
                 pulled += await self.pull(job)
                 claim = await self.election.claim(job.label, slot)
+                waiting(claim.holder if isinstance(claim, Held) else None)
                 if isinstance(claim, Done):
                     pulled += await self.pull(job)
                     return Shared(None, pulled, f"{job.label}: fetched by another process")

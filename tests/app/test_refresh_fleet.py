@@ -17,6 +17,7 @@ import pytest
 
 from bot.app.client import PaperBot
 from bot.app.refresh import Refresher
+from bot.app.refreshstate import JobProgress
 from bot.config import FetchJob, Settings, SourcesSettings, load_settings
 from bot.search.engine import SearchEngine
 from bot.sources.election import Election, Lease
@@ -170,3 +171,11 @@ async def test_a_bot_on_postgresql_catches_up_at_start_and_serves_the_papers(
 
 async def _served(bot: PaperBot, count: int) -> bool:
     return len(bot.engine.papers) == count
+
+
+def test_a_source_fetched_elsewhere_reads_as_such_in_status() -> None:
+    progress = JobProgress()
+    progress.fetched_by = "host-b:4242:9f3a1c"
+    assert progress.text() == "fetched by another process (host-b:4242:9f3a1c); waiting for it"
+    progress.fetched_by = None
+    assert progress.text() == "fetching page 1"

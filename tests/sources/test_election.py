@@ -149,3 +149,29 @@ async def test_a_fetch_stopped_before_publishing_is_published_by_the_next(
     ]
     assert Applied.load(job.out) == 2
     assert not Baseline.path_for(job.out).exists()
+
+
+async def test_a_process_waits_for_the_holder_then_pulls(storage: Storage, tmp_path: Path) -> None:
+    """The slot is held elsewhere: this process says whom it waits for (`/admin status`),
+    fetches nothing, and pulls what the holder published once it is done."""
+    job = FetchJob("openreview", tmp_path / "icml.jsonl", venue="ICML.cc/2026/Conference")
+    other = Election(storage, "other", 60)
+    lease = await other.claim(job.label, "06:00")
+    assert isinstance(lease, Lease)
+    shared = SharedSources(storage, SourcesSettings(lease_seconds=0.2), holder="me")
+    heard: list[str | None] = []
+
+    async def fetch() -> int:
+        raise AssertionError("the holder fetches this slot")
+
+    task = asyncio.ensure_future(shared.fetch(job, "06:00", fetch, heard.append))
+    async with asyncio.timeout(10):
+        while not heard:
+            await asyncio.sleep(0.01)
+    assert heard[0] == "other"
+    await other.publish(lease, [paper("p1")])
+    got = await asyncio.wait_for(task, 10)
+    assert got.result is None
+    assert got.pulled.added == ("p1",)
+    assert got.text.endswith("fetched by another process")
+    assert heard[-1] is None
