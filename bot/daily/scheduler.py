@@ -35,15 +35,14 @@ from bot.daily.rules import (
     PermanentPostError,
     Poster,
     TransientPostError,
-    database_unreachable,
     due_instant,
     local_date,
-    one_line,
     parse_time,
     parse_timezone,
 )
 from bot.daily.servers import is_console
 from bot.daily.tables import DailyTables
+from bot.storage.outages import database_unreachable, one_line
 from bot.storage.store import Storage
 from bot.timing import Clock, SystemClock, backoff
 

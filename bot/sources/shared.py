@@ -35,6 +35,7 @@ from bot.config import FetchJob, SourcesSettings
 from bot.papers.files import atomic_file, file_lock
 from bot.sources.election import Done, Election, Fenced, Held, Lease
 from bot.sources.store import CorpusFile
+from bot.storage.outages import database_unreachable, one_line
 from bot.storage.schema import StorageError
 from bot.storage.store import Storage
 from bot.timing import backoff
@@ -47,11 +48,8 @@ OUTAGE_BASE, OUTAGE_MAX = 0.5, 30.0  # seconds between retries while the databas
 
 
 def outage(exc: BaseException) -> bool:
-    """A database that cannot be reached or is busy: wait it out (PEP 249 OperationalError,
-    matched by name as bot/daily/rules.py does; or the storage's own busy/unusable error)."""
-    return isinstance(exc, StorageError) or any(
-        cls.__name__ == "OperationalError" for cls in type(exc).__mro__
-    )
+    """A database that cannot be reached, or busy past the storage's timeout: wait it out."""
+    return isinstance(exc, StorageError) or database_unreachable(exc)
 
 
 def holder_name() -> str:
@@ -238,7 +236,9 @@ class SharedSources:
                 if not outage(exc):
                     raise
                 log.warning(
-                    "catching up on %s: the database cannot be reached (%s)", job.label, exc
+                    "catching up on %s: the database cannot be reached (%s)",
+                    job.label,
+                    one_line(exc),
                 )
         return changed
 
@@ -254,7 +254,7 @@ class SharedSources:
         (`[sources] max_fetch_seconds` and two leases), then reported as a failure.
         `waiting` hears the holder waited for, and None once this process stops waiting."""
         ends = self.monotonic() + self.give_up_seconds
-        pulled, outages = Pulled(), 0
+        pulled, outages, told = Pulled(), 0, None
         while True:
             try:
                 pulled += await self.pull(job)
@@ -265,6 +265,9 @@ class SharedSources:
                     return Shared(None, pulled, f"{job.label}: fetched by another process")
                 if isinstance(claim, Lease):
                     return await self._fetch_held(job, claim, fetch, pulled)
+                if claim.holder != told:  # once per holder, not once per look
+                    log.info("%s: fetched by %s; waiting for it", job.label, claim.holder)
+                    told = claim.holder
                 outages = 0
                 wait = self.lease_seconds / 4
             except Fenced as exc:
@@ -278,12 +281,9 @@ class SharedSources:
                 log.warning(
                     "%s: the database cannot be reached (%s); trying again in %.1f s",
                     job.label,
-                    str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__,
+                    one_line(exc),
                     wait,
                 )
-            else:
-                assert isinstance(claim, Held)
-                log.info("%s: fetched by %s; waiting for it", job.label, claim.holder)
             if self.monotonic() + wait > ends:
                 why = f"{job.label}: gave up waiting for the shared database or its fetcher"
                 log.warning("%s", why)
@@ -306,6 +306,8 @@ class SharedSources:
             if not work.done():
                 work.cancel()
             await asyncio.gather(work, keeper, return_exceptions=True)
+        if not keeper.cancelled() and (bug := keeper.exception()) is not None:
+            raise bug  # renewing failed otherwise than by an outage
         if work.cancelled():
             raise Fenced(f"{job.label}: the lease ran out during the fetch; stopped")
         result = work.result()
@@ -333,7 +335,9 @@ class SharedSources:
                 if self.monotonic() + wait > ends:
                     why = f"{lease.source}: could not publish before the lease ran out"
                     raise Fenced(why) from exc
-                log.warning("%s: cannot publish yet (%s); trying again", lease.source, exc)
+                log.warning(
+                    "%s: cannot publish yet (%s); trying again", lease.source, one_line(exc)
+                )
                 await self.sleep(wait)
 
     async def _keep(self, lease: Lease) -> None:
@@ -350,7 +354,7 @@ class SharedSources:
             except Exception as exc:
                 if not outage(exc):
                     raise
-                log.warning("%s: cannot renew the fetch lease (%s)", lease.source, exc)
+                log.warning("%s: cannot renew the fetch lease (%s)", lease.source, one_line(exc))
                 if self.monotonic() >= confirmed:
                     log.warning("%s: lease ran out unrenewed; stopping the fetch", lease.source)
                     return
