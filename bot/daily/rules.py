@@ -215,6 +215,12 @@ class PermanentPostError(Exception):
         self.reason = reason
 
 
+def one_line(exc: BaseException) -> str:
+    """The error's type and first line (a driver's message goes on over several)."""
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__
+
+
 class Poster(Protocol):
     """What the Discord side implements. `marker` must be findable in the sent message."""
 

@@ -37,12 +37,13 @@ from bot.daily.rules import (
     TransientPostError,
     due_instant,
     local_date,
+    one_line,
     parse_time,
     parse_timezone,
 )
 from bot.daily.servers import is_console
 from bot.daily.tables import DailyTables
-from bot.storage.outages import database_unreachable, one_line
+from bot.storage.outages import database_unreachable
 from bot.storage.store import Storage
 from bot.timing import Clock, SystemClock, backoff
 

@@ -35,7 +35,7 @@ from bot.config import FetchJob, SourcesSettings
 from bot.papers.files import atomic_file, file_lock
 from bot.sources.election import Done, Election, Fenced, Held, Lease
 from bot.sources.store import CorpusFile
-from bot.storage.outages import database_unreachable, one_line
+from bot.storage.outages import database_unreachable
 from bot.storage.schema import StorageError
 from bot.storage.store import Storage
 from bot.timing import backoff
@@ -50,6 +50,12 @@ OUTAGE_BASE, OUTAGE_MAX = 0.5, 30.0  # seconds between retries while the databas
 def outage(exc: BaseException) -> bool:
     """A database that cannot be reached, or busy past the storage's timeout: wait it out."""
     return isinstance(exc, StorageError) or database_unreachable(exc)
+
+
+def one_line(exc: BaseException) -> str:
+    """The error's first line (a driver's message goes on over several)."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def holder_name() -> str:

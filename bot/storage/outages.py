@@ -3,7 +3,7 @@ refresh (bot/sources/shared.py) wait out with one warning line, never a tracebac
 
 from __future__ import annotations
 
-__all__ = ["database_unreachable", "one_line"]
+__all__ = ["database_unreachable"]
 
 
 def database_unreachable(exc: BaseException) -> bool:
@@ -14,9 +14,3 @@ def database_unreachable(exc: BaseException) -> bool:
     Matched by name, as every PEP 249 driver names it, so this package imports no driver. It is
     an outage to wait out, not a bug: one warning line, no traceback."""
     return any(cls.__name__ == "OperationalError" for cls in type(exc).__mro__)
-
-
-def one_line(exc: BaseException) -> str:
-    """The error's type and first line (a driver's message goes on over several)."""
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__
