@@ -300,9 +300,9 @@ class SharedSources:
         self, job: FetchJob, lease: Lease, fetch: Callable[[], Awaitable[T]], pulled: Pulled
     ) -> Shared[T]:
         """Fetch under `lease`, renewing it; then publish what changed, or raise Fenced."""
-        log.info("%s: this process fetches it for %s", job.label, lease.slot)
         pulled += await self.pull(job)  # what was published between the pull and the claim
         before = await asyncio.to_thread(Baseline.take, job.out)
+        log.info("%s: this process fetches it for %s", job.label, lease.slot)
         work = asyncio.ensure_future(fetch())
         keeper = asyncio.ensure_future(self._keep(lease))
         try:
