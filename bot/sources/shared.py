@@ -43,6 +43,7 @@ from bot.timing import backoff
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 PULL_PAGE = 1000  # records read per query when pulling
+POLL_MAX = 1.0  # seconds between a waiting process's looks at the lease, at most
 APPLY_BATCH = 20_000  # records pulled into the corpus file per write of it
 OUTAGE_BASE, OUTAGE_MAX = 0.5, 30.0  # seconds between retries while the database is away
 
@@ -191,6 +192,9 @@ class SharedSources:
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self.lease_seconds = settings.lease_seconds
+        # How often a waiting process looks again: a done slot is noticed within a second
+        # (a look is a primary-key read or two), however long the lease.
+        self.poll_seconds = min(settings.lease_seconds / 4, POLL_MAX)
         self.give_up_seconds = settings.max_fetch_seconds + 2 * settings.lease_seconds
         self.election = Election(storage, holder or holder_name(), settings.lease_seconds)
         self.sleep, self.monotonic = sleep, monotonic
@@ -275,10 +279,10 @@ class SharedSources:
                     log.info("%s: fetched by %s; waiting for it", job.label, claim.holder)
                     told = claim.holder
                 outages = 0
-                wait = self.lease_seconds / 4
+                wait = self.poll_seconds
             except Fenced as exc:
                 log.warning("%s", exc)
-                wait = self.lease_seconds / 4
+                wait = self.poll_seconds
             except Exception as exc:
                 if not outage(exc):
                     raise
