@@ -35,6 +35,7 @@ from bot.app.sync import CommandSyncer
 from bot.app.workers import off_loop
 from bot.config import ConfigError, Settings
 from bot.shards import shard_of
+from bot.sources.shared import shared_sources
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchEngine
@@ -276,6 +277,7 @@ class PaperBot(commands.AutoShardedBot):
                 log.exception("could not load %s", name)
                 self.failed_extensions[name] = str(exc)
         self.syncer.start(force=self.force_sync)
+        self.refresher.shared = shared_sources(self.storage, self.settings.sources)
         self.refresher.start()
 
     async def wait_until_synced(self, timeout: float | None = None) -> bool:

@@ -32,6 +32,7 @@ from bot.background import Background
 from bot.config import FetchJob, Settings, SourcesSettings
 from bot.sources.fetch import FetchReport, Progress, run_job
 from bot.sources.http import FetchError
+from bot.sources.shared import SharedSources
 from bot.timing import Clock, SystemClock
 
 if TYPE_CHECKING:
@@ -94,6 +95,7 @@ class Refresher:
         self.task: asyncio.Task[ReloadOutcome | None] | None = None  # the last one `begin` ran
         self._lock = asyncio.Lock()
         self.loop = Background("sources-refresh", self._loop)
+        self.shared: SharedSources | None = None  # several processes on one PostgreSQL
 
     @property
     def jobs(self) -> tuple[FetchJob, ...]:
@@ -141,7 +143,7 @@ class Refresher:
         changed = False
         for job in self.jobs:
             progress = run.start(job.label)
-            status, job_changed = await self._fetch(job, progress)
+            status, job_changed = await self._fetch_shared(job, progress, run)
             self.sources[job.label] = status
             run.finish(job.label)
             changed = changed or job_changed
@@ -176,6 +178,25 @@ class Refresher:
         log.log(logging.INFO if ok else logging.WARNING, "refresh: %s", status.text)
         return status, report.changed
 
+    async def _fetch_shared(
+        self, job: FetchJob, progress: JobProgress, run: RefreshRun
+    ) -> tuple[SourceStatus, bool]:
+        """One source, fetched here or by the process elected for it (bot/sources/shared.py)."""
+        if self.shared is None:
+            return await self._fetch(job, progress)
+        at = self.next_at if run.source == "schedule" and self.next_at else run.started
+        slot = f"{run.source} {at:%Y-%m-%dT%H:%M}"  # every process has the same schedule
+
+        def waiting(holder: str | None) -> None:
+            progress.fetched_by = holder
+
+        got = await self.shared.fetch(job, slot, lambda: self._fetch(job, progress), waiting)
+        if got.result is not None:
+            status, changed = got.result
+            return status, changed or got.pulled.changed
+        status = SourceStatus(job.label, self.clock.now(), got.ok, got.text, len(got.pulled.added))
+        return status, got.pulled.changed
+
     def _sleep_for(self, progress: JobProgress, job: FetchJob, settings: SourcesSettings) -> Sleep:
         """The fetch's waits, shown in `/admin status` while they last: a retry's backoff or
         the source's Retry-After (not arXiv's few seconds between calls, which are the pace)."""
@@ -209,6 +230,8 @@ class Refresher:
             await asyncio.gather(task, return_exceptions=True)
 
     async def _loop(self) -> None:
+        if self.shared is not None and await self.shared.catch_up(self.jobs):
+            await self.host.reloader.reload_in_turn("catch-up")  # papers fetched while down
         if any(not job.out.is_file() for job in self.jobs):
             # A source never fetched yet: fetch it now rather than serve without it until the
             # first refresh time (a new bot would otherwise show nothing new for up to a day).

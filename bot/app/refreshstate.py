@@ -38,6 +38,7 @@ class JobProgress:
         self.seen = 0
         self.of: int | None = None
         self.waiting_until: datetime | None = None  # set by the refresher while it waits
+        self.fetched_by: str | None = None  # another process of the fleet fetches it now
         self._resumed = False
 
     def total(self, count: int) -> None:
@@ -50,6 +51,8 @@ class JobProgress:
         self.seen += count
 
     def text(self) -> str:
+        if self.fetched_by is not None:
+            return f"fetched by another process ({self.fetched_by}); waiting for it"
         if self.waiting_until is not None:
             until = self.waiting_until.astimezone(UTC).strftime("%H:%M:%S")
             return f"page {self.page}: waiting (retry or Retry-After) until {until} UTC"

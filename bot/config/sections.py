@@ -186,6 +186,9 @@ class SourcesSettings:
     refresh_at: Annotated[
         tuple[HourMinute, ...], Meta(description='UTC times as HH:MM in a list, e.g. ["06:30"]')
     ] = ()
+    # Several processes on one PostgreSQL: one fetches each source per refresh, holding a
+    # lease it renews every quarter of this; a killed fetcher's source is taken over after it.
+    lease_seconds: Annotated[float, within(0.2, HOUR)] = 60.0
     fetch: tuple[FetchJob, ...] = ()
 
 

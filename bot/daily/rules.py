@@ -215,16 +215,6 @@ class PermanentPostError(Exception):
         self.reason = reason
 
 
-def database_unreachable(exc: BaseException) -> bool:
-    """True for a database driver's OperationalError: PEP 249's error "related to the
-    database's operation and not necessarily under the control of the programmer" (a dropped
-    connection, a server that is gone, psycopg's pool timing out, a SQLite disk error).
-
-    Matched by name, as every PEP 249 driver names it, so this package imports no driver. It is
-    an outage to wait out, not a bug: one warning line, no traceback."""
-    return any(cls.__name__ == "OperationalError" for cls in type(exc).__mro__)
-
-
 def one_line(exc: BaseException) -> str:
     """The error's type and first line (a driver's message goes on over several)."""
     text = str(exc).strip()

@@ -36,7 +36,6 @@ from bot.daily.rules import (
     PermanentPostError,
     Poster,
     TransientPostError,
-    database_unreachable,
     due_instant,
     local_date,
     one_line,
@@ -46,6 +45,7 @@ from bot.daily.rules import (
 from bot.daily.servers import is_console
 from bot.daily.tables import DailyTables
 from bot.search import SearchEngine
+from bot.storage.outages import database_unreachable
 from bot.storage.store import Storage
 from bot.timing import Clock, SystemClock, backoff
 

@@ -99,6 +99,8 @@ TABLES: tuple[str, ...] = (
     "feed_settings",
     "shown",
     "link_replies",
+    "source_leases",
+    "source_papers",
 )
 
 _INTEGER = re.compile(r"\bINTEGER\b")

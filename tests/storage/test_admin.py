@@ -15,6 +15,7 @@ from bot.follows.store import Follows
 from bot.foryou import DOWN, UP, Ratings
 from bot.library.store import Library
 from bot.links import LinkReplies
+from bot.sources.election import Election, Lease
 from bot.storage import admin
 from bot.storage.schema import StorageError, schema_version
 from bot.storage.sqlite import DatabaseDamaged
@@ -40,6 +41,8 @@ ROWS = {
     "feed_settings": 1,
     "shown": 1,
     "link_replies": 1,
+    "source_leases": 1,
+    "source_papers": 1,
 }
 
 
@@ -62,6 +65,10 @@ async def fill(url: str, guilds: int = 3) -> None:
         await Ratings(store).rate(user, "p3", DOWN, NOW)
         await Ratings(store).mark_shown(user, ["p2"], "follow", NOW)
         await Feeds(store).put(FeedSettings(follow.follow_id, user, frequency="weekly"), NOW)
+        election = Election(store, "host:1:ab", 60)  # a fleet's fetched paper
+        lease = await election.claim("openreview ICML.cc/2026/Conference", "06:00")
+        assert isinstance(lease, Lease)
+        await election.publish(lease, [{"id": "openreview:f1", "title": "Fetched"}])
         for g in range(1, guilds + 1):
             guild = (1 << 40) + g  # ids past 32 bits, as Discord's are
             await DailyTables(store).save_schedule(
