@@ -1,7 +1,7 @@
 """Known-item retrieval and SciFact: the bot beside bm25s and tantivy, in one run.
 
     .venv/bin/python -m benchmarks.known_items [--paperlists DIR] [--beir DIR]
-        [--split train|test|both] [--kinds title,keywords,...] [--set KEY=VALUE ...]
+        [--split train|test|both] [--kinds title,keywords,...] [--set KEY=VALUE ...] [--merged]
 
 One command prints the whole comparison of docs/search-quality.md: nDCG@10, MRR@10 and
 Recall@100 on every known-item kind (title, keywords, first sentence, TL;DR; the train and
@@ -15,6 +15,10 @@ is held outside this repository). The systems:
   query tokens, so only the scoring differs;
 - tantivy: the Rust engine with its own `en_stem` tokenizer over the same text (BM25, k1 1.2,
   b 0.75, Lucene's idf), the query's words OR-ed as its query parser does.
+
+The sets are built from each list's records as read (`load_file`: 3,477 papers, the versions
+of one work in two lists counted twice, which the tables before the versions merge used);
+`--merged` reads the lists as the bot serves them (`load_corpus`: versions merged, 3,472).
 
 Tune with `--split train` only; `--split test` (or `both`) is for the final report.
 """
@@ -33,7 +37,7 @@ from bot.config import PROJECT_ROOT, SearchSettings
 from bot.evaluation.harness import apply_overrides, evaluate, read_beir, run_queries
 from bot.evaluation.knownitem import KINDS, known_item_set
 from bot.evaluation.metrics import mean_scores
-from bot.papers.corpus import load_file
+from bot.papers.corpus import load_corpus, load_file
 from bot.papers.records import Paper
 from bot.search.analysis.analyzer import Analyzer
 from bot.search.engine import SearchEngine
@@ -160,14 +164,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", default="both", choices=("train", "test", "both"))
     parser.add_argument("--kinds", default=",".join(KINDS))
     parser.add_argument("--set", action="append", default=[], dest="overrides")
+    parser.add_argument(
+        "--merged", action="store_true", help="versions merged, as the bot serves the lists"
+    )
     args = parser.parse_args(argv)
     files = sorted(args.paperlists.glob("*.json"))
     if not files:
         print(f"no paper lists in {args.paperlists}", file=sys.stderr)
         return 1
-    papers: list[Paper] = []
-    for path in files:
-        papers += load_file(path, exclude_status=EXCLUDE).papers
+    if args.merged:
+        papers = load_corpus(files, exclude_status=EXCLUDE).papers
+    else:
+        papers = [p for path in files for p in load_file(path, exclude_status=EXCLUDE).papers]
     settings = apply_overrides(SearchSettings(), args.overrides)
     splits = ("train", "test") if args.split == "both" else (args.split,)
     kinds = [k for k in args.kinds.split(",") if k]
