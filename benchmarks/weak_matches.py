@@ -30,8 +30,10 @@ from bot.search.query.notices import (
     WEAK_NOTICE,
     WEAK_PERCENTILE,
     calibration,
+    plain_scores,
     strength,
 )
+from bot.search.results import SearchResult
 
 GOOD = (
     "optimal transport",
@@ -110,8 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         for paper_id, query in pairs:
             result = engine.search(query, limit=10, snippets=False, suggest=False)
             if result.hits:
-                plan = engine.plan(query)
-                strengths.append(strength(engine.index, plan, result.hits[0].score))
+                strengths.append(best_strength(engine, query, result))
             weak = WEAK_NOTICE in result.notices
             if any(h.paper.id == paper_id for h in result.hits):
                 found_n, found_weak = found_n + 1, found_weak + weak
@@ -126,11 +127,19 @@ def main(argv: list[str] | None = None) -> int:
     for kind, queries in (("good", GOOD), ("off-topic", OFF_TOPIC)):
         for query in queries:
             result = engine.search(query, limit=1, snippets=False, suggest=False)
-            best = result.hits[0].score if result.hits else 0.0
-            value = strength(engine.index, engine.plan(query), best)
+            value = best_strength(engine, query, result) if result.hits else 0.0
             weak = WEAK_NOTICE in result.notices
             print(f"| {query} ({kind}) | {value:.3f} | {'weak' if weak else '-'} |")
     return 0
+
+
+def best_strength(engine: SearchEngine, query: str, result: SearchResult) -> float:
+    """The strength the engine judged: the hits' plain BM25 (no word-order bonus), as
+    `bot.search.query.notices.finish` measures it."""
+    plan = engine.plan(query)
+    docs = [engine.lookups.find_id(hit.paper.id) for hit in result.hits]
+    scores = plain_scores(engine.index, plan, np.array([d for d in docs if d is not None]))
+    return strength(engine.index, plan, float(scores.max()) if scores.shape[0] else 0.0)
 
 
 if __name__ == "__main__":

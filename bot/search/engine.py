@@ -257,9 +257,10 @@ class SearchEngine:
         total, exact = 0, True
         if plan.terms and plan.sort == "relevance":
             best_ids, best_scores, total, exact = self._rank(plan, offset + limit, exhaustive)
-            best = best_scores
+            best, ranked = best_scores, best_ids
         else:  # nothing to rank by (`author:jordan` alone: newest first), or `sort:new`
             ids, best = self._select(plan)
+            ranked = None  # plain scores already: no word-order bonus here
             lookups, total = self.lookups, int(ids.shape[0])
             best_ids, best_scores = sorted_page(
                 plan.sort, ids, best, lookups.year_of, lookups.venue_of, offset + limit
@@ -288,7 +289,7 @@ class SearchEngine:
             suggestion=plan.suggestion,
             total_exact=exact,
         )
-        return finish(self._parts, plan, result, best)  # notices, order, matched authors
+        return finish(self._parts, plan, result, best, ranked)  # notices, order, authors
 
     def _rank(
         self, plan: Plan, k: int, exhaustive: bool

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 WEAK_SAMPLE = 256
 WEAK_PERCENTILE = 5.0
 # How far below the weak end of good matches a best match must fall to be called weak.
-WEAK_FRACTION = 0.9
+WEAK_FRACTION = 0.85
 # A long query covers less of itself in one paper than a short one: a query is compared with
 # the calibration queries within this ratio of its number of terms (at least NEAREST of them).
 LENGTH_RATIO = 1.5
@@ -129,6 +129,13 @@ def calibration(parts: EngineParts) -> Calibration:
     return found
 
 
+def plain_scores(index: BM25Index, plan: Plan, docs: np.ndarray) -> np.ndarray:
+    """The plain BM25 scores of `docs` (any order) for the plan's terms, without the word-order
+    bonus: what a match's strength is measured on, as the calibration measures it."""
+    found = np.unique(np.asarray(docs, dtype=np.int32))
+    return index.score_docs(list(plan.terms), plan.weights, found)[1]
+
+
 def is_weak(parts: EngineParts, plan: Plan, best: float) -> bool:
     """Whether `best`, the best score of a plan with words, is a weak match here (never for
     a query of more than `MAX_WEAK_TERMS` terms)."""
@@ -143,13 +150,23 @@ WEAK_NOTICE = (
 )
 
 
-def finish(parts: EngineParts, plan: Plan, result: SearchResult, best: np.ndarray) -> SearchResult:
+def finish(
+    parts: EngineParts,
+    plan: Plan,
+    result: SearchResult,
+    best: np.ndarray,
+    ranked: np.ndarray | None = None,
+) -> SearchResult:
     """`result` with the plan's notices, a weak-match notice when `best` (the scores the best
     match is among; empty: no match) is weak, the order it is in, and each hit's matched
-    authors."""
+    authors. `ranked`: the documents of `best` when its scores carry the word-order bonus;
+    strength is measured on their plain BM25 scores, as the calibration is (a bonus for the
+    words in order must not lift an off-topic query over the cut)."""
     notices = list(plan.notices)
     # `/similar` (`plan.skip`) ranks by a paper's distinctive words, no query typed: never weak.
     typed = plan.skip is None
+    if typed and plan.terms and best.shape[0] and ranked is not None:
+        best = plain_scores(parts.index, plan, ranked)
     if typed and plan.terms and best.shape[0] and is_weak(parts, plan, float(best.max())):
         notices.append(WEAK_NOTICE)
     sort = plan.sort if plan.terms or plan.sort != "relevance" else "new"

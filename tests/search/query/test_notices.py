@@ -7,6 +7,7 @@ import pytest
 from bot.search.engine import SearchEngine
 from bot.search.query.notices import (
     MAX_WEAK_TERMS,
+    WEAK_FRACTION,
     WEAK_NOTICE,
     Calibration,
     calibration,
@@ -94,8 +95,8 @@ def test_a_query_is_held_to_calibration_queries_of_its_length() -> None:
     strengths = np.concatenate([rng.normal(0.8, 0.05, 100), rng.normal(0.5, 0.05, 100)])
     found = Calibration(lengths, strengths)
     short, long = found.cut(3), found.cut(28)
-    assert short == pytest.approx(0.9 * np.percentile(strengths[:100], 5))
-    assert long == pytest.approx(0.9 * np.percentile(strengths[100:], 5))
+    assert short == pytest.approx(WEAK_FRACTION * np.percentile(strengths[:100], 5))
+    assert long == pytest.approx(WEAK_FRACTION * np.percentile(strengths[100:], 5))
     assert found.cut(10) > 0  # between: the nearest 64, whatever their length
     assert Calibration(np.array([3.0] * 4), np.array([0.9] * 4)).cut(3) == 0.0  # too few
 
@@ -124,3 +125,23 @@ def test_a_full_name_matches_that_person_a_surname_everyone(engine) -> None:
 def test_an_unknown_sort_is_refused_with_the_orders(engine) -> None:
     with pytest.raises(BadFilter, match="sort:new"):
         engine.search("graph sort:biggest")
+
+
+def test_the_word_order_bonus_never_lifts_a_weak_query() -> None:
+    """Weak or not is judged on plain BM25, as the calibration is: with the issue 27 defaults
+    (proximity 0.3) "graph neural networks over-smoothing" was lifted past the cut by its words
+    standing in order in a graph paper."""
+    from dataclasses import replace
+
+    from bot.config import SearchSettings
+
+    strong = SearchEngine(
+        querycorpus.papers(), settings=replace(SearchSettings(), proximity_weight=50.0)
+    )
+    plain = SearchEngine(
+        querycorpus.papers(), settings=replace(SearchSettings(), proximity_weight=0.0)
+    )
+    for query in ("graph networks for protein folding", "diffusion models for protein folding"):
+        assert weak(plain.search(query)), query
+        assert weak(strong.search(query)), query
+    assert not weak(strong.search("graph neural networks"))
