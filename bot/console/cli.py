@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from bot.app.results.embeds import results_embed
 from bot.config import (
     EXCLUDED_STATUSES,
     PROJECT_ROOT,
@@ -154,7 +155,6 @@ def print_result(result: SearchResult, out: TextIO, command: str = "search") -> 
 
     Imported here, not at the top: `--json` output and `ingest` do not pay for discord.py.
     """
-    from bot.app.results.embeds import results_embed
     from bot.console.text import embed_text
 
     out.write(embed_text(results_embed(result)))
