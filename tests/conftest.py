@@ -44,16 +44,6 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return xdist_count(config) + extra
 
 
-def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
-    """`-n` with the default `--dist load`: the long test files start first, spread over the
-    workers (tests/scheduling.py), so no worker is left with one at the end."""
-    if config.getoption("dist") != "load":
-        return None
-    from tests.scheduling import LongFirstScheduling
-
-    return LongFirstScheduling(config, log)
-
-
 def shared_path(*parts: str) -> Path:
     """A path under ../shared/data, or a skip saying why it is missing."""
     path = SHARED.joinpath(*parts)
