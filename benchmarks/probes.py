@@ -133,13 +133,14 @@ def run_child(kind: str, arg: str, env: dict | None = None) -> dict:
     return result
 
 
-def bot_startup(settings_path: Path, queries: list[str], work: Path) -> dict:
-    """Wall time from launching `python` to the engine serving, measured twice (best kept)."""
+def bot_startup(settings_path: Path, queries: list[str], work: Path, runs: int = 2) -> dict:
+    """Wall time from launching `python` to the engine serving, measured `runs` times (best
+    kept)."""
     qpath = work / "bot-queries.json"
     qpath.write_text(json.dumps(queries))
     env = dict(os.environ, PAPERBOT_CONFIG=str(settings_path))
-    runs = []
-    for _ in range(2):
+    results = []
+    for _ in range(runs):
         code = (
             "import time; T=time.perf_counter(); import json,sys; "
             "from benchmarks.probes import child; r=child('bot', sys.argv[1]); "
@@ -159,5 +160,5 @@ def bot_startup(settings_path: Path, queries: list[str], work: Path) -> dict:
             raise RuntimeError(f"bot child failed:\n{err[-3000:]}")
         result = json.loads(out.strip().splitlines()[-1])
         result["wall"] = time.perf_counter() - started
-        runs.append(result)
-    return min(runs, key=lambda r: r["startup"])
+        results.append(result)
+    return min(results, key=lambda r: r["startup"])

@@ -177,26 +177,27 @@ def measure_build(settings_path: Path) -> dict[str, float]:
     return {"seconds": result["seconds"], "peak_pss": peak["pss"], "hwm": peak["hwm"]}
 
 
-def measure_serving(settings_path: Path, spec: dict, work: Path) -> dict:
-    """Two bot processes on one saved index: the first alone (best start-up of two runs),
+def measure_serving(settings_path: Path, spec: dict, work: Path, solo_runs: int = 2) -> dict:
+    """Two bot processes on one saved index: the first alone (best start-up of `solo_runs`
+    runs; with 0, the figures of the first held process, printed while it was still alone),
     then a second beside it."""
     env = dict(os.environ, PAPERBOT_CONFIG=str(settings_path))
     spec_path = work / "serve-spec.json"
     spec_path.write_text(json.dumps(dict(spec, hold=False)))
     runs = []
-    for _ in range(2):
+    for _ in range(solo_runs):
         proc = _spawn("serve_child", [str(spec_path)], env)
         out, err = proc.communicate()
         if proc.returncode != 0:
             raise RuntimeError(f"serve child failed:\n{err[-3000:]}")
         runs.append(json.loads(out.strip().splitlines()[-1]))
-    best = min(runs, key=lambda r: r["startup"])
     spec_path.write_text(json.dumps(dict(spec, hold=True)))
     first = _spawn("serve_child", [str(spec_path)], env)
     second = None
     try:
         assert first.stdout is not None
-        json.loads(first.stdout.readline())
+        held = json.loads(first.stdout.readline())
+        runs = runs or [held]
         alone = memory(first.pid)
         second = _spawn("serve_child", [str(spec_path)], env)
         assert second.stdout is not None
@@ -206,6 +207,7 @@ def measure_serving(settings_path: Path, spec: dict, work: Path) -> dict:
         for proc in (first, second):
             if proc is not None:
                 proc.communicate(input="\n", timeout=120)
+    best = min(runs, key=lambda r: r["startup"])
     best["contained"] = measure_contained(spec_path, spec, env)
     best["second"] = {
         "added_pss": both[0]["pss"] + both[1]["pss"] - alone["pss"],

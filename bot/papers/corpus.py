@@ -211,6 +211,9 @@ def _json_array_records(path: Path, report: LoadReport) -> Iterator[tuple[int, d
     length = len(text)
     closing = len(text.rstrip()) - 1  # where the array's own `]` must be
     cut = "file ends before the closing ]"
+    # Line numbers counted on from the last record, not from the start each time: counting
+    # from 0 made reading a 2 MB list quadratic (3 s of the 4 s the six paper lists took).
+    line, counted = 1, 0
     while pos < length:
         while pos < length and text[pos] in " \t\r\n,":
             pos += 1
@@ -219,7 +222,8 @@ def _json_array_records(path: Path, report: LoadReport) -> Iterator[tuple[int, d
             return
         if text[pos] == "]" and pos == closing:
             return  # any other `]` is a nested one met while skipping a broken record
-        line = text.count("\n", 0, pos) + 1
+        line += text.count("\n", counted, pos)
+        counted = pos
         try:
             record, end = decoder.raw_decode(text, pos)
         except (json.JSONDecodeError, RecursionError) as exc:
