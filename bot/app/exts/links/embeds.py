@@ -12,7 +12,7 @@ import bot.library as library
 import bot.links as links
 from bot.app import limits, markdown, render, respond
 from bot.app.items import PaperButton
-from bot.app.results import saving
+from bot.app.results import rating, saving
 
 if TYPE_CHECKING:
     from bot.app.client import PaperBot
@@ -81,6 +81,12 @@ def view(finding: links.Finding) -> discord.ui.View | None:
         if len(papers) > 1:
             button.item.label = f"Save {number}"
         out.add_item(button)
+    only = papers[0]
+    if len(papers) == 1 and only.in_corpus and only.paper is not None:
+        # One paper of the corpus: its card also takes 👍 / 👎 (For you's signals); several
+        # would not fit Discord's 25 components beside their Save buttons.
+        for item in rating.rating_buttons(only.paper.id):
+            out.add_item(item)
     return out
 
 

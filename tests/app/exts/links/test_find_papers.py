@@ -174,7 +174,11 @@ async def test_find_papers_in_the_corpus(env: Env) -> None:
     assert len(reply.embeds) == 1
     assert "Sparse Mixtures of Transport Experts" in reply.embed["title"]
     assert "in the bot's corpus" in reply.embed["footer"]["text"]
-    assert f"pb:save:{IN_CORPUS.id}" in reply.custom_ids
+    assert reply.custom_ids == [
+        f"pb:save:{IN_CORPUS.id}",
+        f"pb:up:{IN_CORPUS.id}",
+        f"pb:down:{IN_CORPUS.id}",
+    ]
     assert env.arxiv.seen == 0  # nothing fetched for a paper the corpus has
 
 
