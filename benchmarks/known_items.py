@@ -26,13 +26,13 @@ Tune with `--split train` only; `--split test` (or `both`) is for the final repo
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks import tantivy_engine
 from bot.config import PROJECT_ROOT, SearchSettings
 from bot.evaluation.harness import apply_overrides, evaluate, read_beir, run_queries
 from bot.evaluation.knownitem import KINDS, known_item_set
@@ -70,30 +70,11 @@ def bm25s_ranker(texts: Sequence[str], ids: Sequence[str], analyzer: Analyzer) -
 
 
 def tantivy_ranker(texts: Sequence[str], ids: Sequence[str]) -> Ranker:
-    """tantivy with its `en_stem` tokenizer over `texts`, in memory."""
-    import tantivy
-
-    builder = tantivy.SchemaBuilder()
-    builder.add_text_field("body", stored=False, tokenizer_name="en_stem")
-    builder.add_integer_field("doc", stored=True, indexed=False)
-    schema = builder.build()
-    index = tantivy.Index(schema)
-    writer = index.writer()
-    for i, text in enumerate(texts):
-        writer.add_document(tantivy.Document(body=text, doc=i))
-    writer.commit()
-    writer.wait_merging_threads()
-    index.reload()
-    searcher = index.searcher()
+    """tantivy (`benchmarks.tantivy_engine`: `en_stem`) over `texts`, in memory."""
+    engine = tantivy_engine.build(texts)
 
     def rank(query: str) -> list[str]:
-        # Only words reach the query parser: no field:, quotes, +/- or boolean operators.
-        words = re.sub(r"[^\w\s]|_", " ", query).lower().split()
-        if not words:
-            return []
-        parsed = index.parse_query(" ".join(words), ["body"])
-        hits = searcher.search(parsed, DEPTH).hits
-        return [ids[searcher.doc(address)["doc"][0]] for _score, address in hits]
+        return [ids[engine.doc_number(address)] for _score, address in engine.search(query, DEPTH)]
 
     return rank
 

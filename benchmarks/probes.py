@@ -60,6 +60,15 @@ def child(kind: str, arg: str) -> dict:
         seconds = time.perf_counter() - t0
         assert model.corpus_size > 0
         return {"seconds": seconds, "rss": rss_mb(), "base": base}
+    if kind == "tantivy":
+        from benchmarks import tantivy_engine
+
+        base = rss_mb()
+        t0 = time.perf_counter()
+        engine = tantivy_engine.open_saved(Path(arg))
+        seconds = time.perf_counter() - t0
+        assert engine.searcher.num_docs > 0
+        return {"seconds": seconds, "rss": rss_mb(), "base": base}
     if kind == "bot":
         return bot_child(arg)
     raise ValueError(kind)

@@ -36,15 +36,16 @@ def ratio(a, b) -> str:
 
 def table(results: list[Result]) -> str:
     lines = [
-        "| corpus | metric | project | rank-bm25 | bm25s | project / rank-bm25 | project / bm25s |",
-        "|---|---|---:|---:|---:|---:|---:|",
+        "| corpus | metric | project | rank-bm25 | bm25s | tantivy | project / rank-bm25 "
+        "| project / bm25s | project / tantivy |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for res in results:
         label = f"{res.name} ({res.n_docs:,})"
-        for metric, (p, r, s) in res.rows.items():
+        for metric, (p, r, s, t) in res.rows.items():
             lines.append(
-                f"| {label} | {metric} | {fmt(p)} | {fmt(r)} | {fmt(s)} | "
-                f"{ratio(p, r)} | {ratio(p, s)} |"
+                f"| {label} | {metric} | {fmt(p)} | {fmt(r)} | {fmt(s)} | {fmt(t)} | "
+                f"{ratio(p, r)} | {ratio(p, s)} | {ratio(p, t)} |"
             )
             label = ""
     return "\n".join(lines)
@@ -68,6 +69,7 @@ def targets(results: list[Result], big: int = TARGET_DOCS) -> list[str]:
         f"({exact} in identical order)",
     )
     _pruning(results, big, line)
+    _versus_tantivy(results, big, line)
     at = next((r for r in results if r.n_docs == big), None)
     if at is None:
         line(
@@ -123,6 +125,44 @@ def _pruning(results: list[Result], big: int, line) -> None:
             f"{fmt(p50[0])} ms vs {fmt(p50[2])} ms ({p50[0] / p50[2]:.2f} x; exhaustive "
             f"{fmt(exhaustive)} ms, numpy traversal {fmt(numpy_p50)} ms; pruned p99 "
             f"{fmt(p99[0])} ms, bm25s {fmt(p99[2])} ms)",
+        )
+
+
+def _versus_tantivy(results: list[Result], big: int, line) -> None:
+    """Issue 25's targets stated as ratios to tantivy in the same run: the pruned query p50 and
+    p99 at most 1.0 x at 100k and 0.5 x at 1M; at 1M the index on disk at most 1.5 x, index +
+    paper store at most 900 MB, the build from text at most 1.0 x tantivy's time."""
+    for res in results:
+        if res.n_docs != big and res.n_docs < 1_000_000:
+            continue
+        name = f"{res.name} ({res.n_docs:,} papers)"
+        p50 = res.rows[f"query p50, pruned top {K} (ms)"]
+        if p50[3] is None:
+            line(None, f"{name}: ratios to tantivy: tantivy not installed (pip install .[bench])")
+            continue
+        p99 = res.rows[f"query p99, pruned top {K} (ms)"]
+        limit = 0.5 if res.n_docs >= 1_000_000 else 1.0
+        for label, row in (("p50", p50), ("p99", p99)):
+            line(
+                row[0] <= limit * row[3],
+                f"{name}: pruned query {label} at most {limit} x tantivy: {fmt(row[0])} ms vs "
+                f"{fmt(row[3])} ms ({row[0] / row[3]:.2f} x)",
+            )
+        if res.n_docs < 1_000_000 or "on disk, index (MB)" not in res.rows:
+            continue
+        disk = res.rows["on disk, index (MB)"]
+        whole = res.rows["on disk, index + paper store (MB)"][0]
+        build = res.rows["index build from text, saved (s)"]
+        line(
+            disk[0] <= 1.5 * disk[3],
+            f"{name}: index on disk at most 1.5 x tantivy: {fmt(disk[0])} MB vs "
+            f"{fmt(disk[3])} MB ({disk[0] / disk[3]:.2f} x)",
+        )
+        line(whole <= 900, f"{name}: index + paper store at most 900 MB: {fmt(whole)} MB")
+        line(
+            build[0] <= build[3],
+            f"{name}: build from text at most 1.0 x tantivy: {fmt(build[0])} s vs "
+            f"{fmt(build[3])} s ({build[0] / build[3]:.2f} x)",
         )
 
 

@@ -1,11 +1,14 @@
-"""Speed and memory of the project's search against rank_bm25 and bm25s, on real and synthetic
-corpora; prints a markdown table and whether each target of issue 4 is met.
+"""Speed, disk and memory of the project's search against rank_bm25, bm25s and tantivy, on real
+and synthetic corpora; prints one markdown table and whether each target of issues 4, 17 and 25
+is met.
 
     .venv/bin/python -m benchmarks.run                 # paperlists, scifact, synthetic 100k
     .venv/bin/python -m benchmarks.run --million       # ... and synthetic 1M (long)
     .venv/bin/python -m benchmarks.run --tiny --work /tmp/b   # seconds: the test suite's run
 
-Every library gets the same tokens (the project's analyzer) and BM25 parameters. Build time
+Every library gets the same tokens (the project's analyzer) and BM25 parameters, except
+tantivy: the same texts and query texts through its own `en_stem` tokenizer
+(`benchmarks/tantivy_engine.py`, also what `benchmarks.known_items` ranks with). Build time
 and query latency are measured in this process; memory and start-up from the saved index in
 a fresh subprocess per library (so one library's garbage is not another's RSS). See
 benchmarks/README.md for what each number means.
@@ -27,7 +30,9 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks import tantivy_engine
 from benchmarks import targets as serving
+from benchmarks.options import parse_args
 from benchmarks.probes import bot_startup, run_child
 from benchmarks.report import K, machine, table, targets
 from benchmarks.synth import Source, cached_corpus
@@ -166,7 +171,7 @@ def serving_targets(corpus: Corpus, work: Path, args: argparse.Namespace, comman
 class Result:
     name: str
     n_docs: int = 0
-    rows: dict = field(default_factory=dict)  # metric -> (project, rank_bm25, bm25s)
+    rows: dict = field(default_factory=dict)  # metric -> (project, rank_bm25, bm25s, tantivy)
     notes: list = field(default_factory=list)
     facts: dict = field(default_factory=dict)
 
@@ -223,6 +228,7 @@ def bench_corpus(corpus: Corpus, work: Path, args: argparse.Namespace) -> Result
         timings["project"],
         timings.get("rank_bm25"),
         timings["bm25s"],
+        None,
     )
     say(f"  built: {timings}", flush=True)
 
@@ -276,27 +282,62 @@ def bench_corpus(corpus: Corpus, work: Path, args: argparse.Namespace) -> Result
         parity_ties=tie_ok,
         pruned_mismatches=mismatches,
     )
+    # tantivy: its own tokenizer over the same texts, the same query texts, one at a time.
+    tv = None
+    if tantivy_engine.installed():
+        tv_dir = work / "tantivy" / corpus.name
+        texts = [doc_text(p) for p in papers]
+        tv = tantivy_engine.measure(texts, [text for _k, text, _t in qtokens], tv_dir, K)
+        lat["tantivy"] = tv.latencies
+        say(f"  tantivy: built and saved in {tv.build_s:.1f}s, {tv.disk_mb:.1f} MB", flush=True)
+    else:
+        res.notes.append(tantivy_engine.NOT_INSTALLED)
+        say(tantivy_engine.NOT_INSTALLED, flush=True)
+    engines = ("project", "rank_bm25", "bm25s", "tantivy")
     for q, label in ((50, "p50"), (99, "p99")):
         res.rows[f"query {label}, score + top {K} (ms)"] = tuple(
-            percentile_ms(lat[k], q) if lat[k] else None for k in ("project", "rank_bm25", "bm25s")
+            percentile_ms(lat[k], q) if lat.get(k) else None for k in engines
         )
     for q, label in ((50, "p50"), (99, "p99")):
         res.rows[f"query {label}, pruned top {K} (ms)"] = (
             percentile_ms(lat["pruned"], q),
             None,
             percentile_ms(lat["bm25s"], q),
+            percentile_ms(lat["tantivy"], q) if tv else None,
         )
     for q, label in ((50, "p50"), (99, "p99")):
         res.rows[f"query {label}, pruned top {K}, numpy traversal (ms)"] = (
             percentile_ms(lat["numpy"], q),
             None,
             percentile_ms(lat["bm25s"], q),
+            percentile_ms(lat["tantivy"], q) if tv else None,
         )
     say(
         f"  queries: {len(qtokens)}, parity {tie_ok}/{n_rank} (exact order {exact}), "
         f"pruned vs exhaustive mismatches {mismatches}",
         flush=True,
     )
+    if tv is not None:  # the project's build from text: parse + tokenise + build + save
+        res.rows["index build from text, saved (s)"] = (
+            res.facts.get("engine_build_s"),
+            None,
+            None,
+            res.facts["parse_s"] + tv.build_s,
+        )
+    if not args.query_only:
+        store = folder / "papers"
+        res.rows["on disk, index (MB)"] = (
+            tantivy_engine.folder_mb(folder) - tantivy_engine.folder_mb(store),
+            None,
+            None,
+            tv and tv.disk_mb,
+        )
+        res.rows["on disk, index + paper store (MB)"] = (
+            tantivy_engine.folder_mb(folder),
+            None,
+            None,
+            tv and tv.disk_mb,
+        )
     if args.query_only:
         return res
 
@@ -306,8 +347,18 @@ def bench_corpus(corpus: Corpus, work: Path, args: argparse.Namespace) -> Result
         t0 = time.perf_counter()
         engine.search(text, limit=K)
         full.append(time.perf_counter() - t0)
-    res.rows["SearchEngine.search, with snippets, p50 (ms)"] = (percentile_ms(full, 50), None, None)
-    res.rows["SearchEngine.search, with snippets, p99 (ms)"] = (percentile_ms(full, 99), None, None)
+    res.rows["SearchEngine.search, with snippets, p50 (ms)"] = (
+        percentile_ms(full, 50),
+        None,
+        None,
+        None,
+    )
+    res.rows["SearchEngine.search, with snippets, p99 (ms)"] = (
+        percentile_ms(full, 99),
+        None,
+        None,
+        None,
+    )
 
     # Autocomplete over every title: prefixes of real titles, 1 to 25 characters.
     rng = random.Random(args.seed + 1)
@@ -322,8 +373,8 @@ def bench_corpus(corpus: Corpus, work: Path, args: argparse.Namespace) -> Result
         t0 = time.perf_counter()
         engine.suggest(prefix)
         ac.append(time.perf_counter() - t0)
-    res.rows["autocomplete p50 (ms)"] = (percentile_ms(ac, 50), None, None)
-    res.rows["autocomplete p99 (ms)"] = (percentile_ms(ac, 99), None, None)
+    res.rows["autocomplete p50 (ms)"] = (percentile_ms(ac, 50), None, None, None)
+    res.rows["autocomplete p99 (ms)"] = (percentile_ms(ac, 99), None, None, None)
 
     # Saved forms for the start-up children.
     bm25s_dir = work / "bm25s" / corpus.name
@@ -342,7 +393,9 @@ def bench_corpus(corpus: Corpus, work: Path, args: argparse.Namespace) -> Result
     }
     if run_rank:
         loads["rank_bm25"] = run_child("rank_bm25", str(rank_path))
-    pick = [loads.get(k) for k in ("project", "rank_bm25", "bm25s")]
+    if tv is not None:
+        loads["tantivy"] = run_child("tantivy", str(tv_dir))
+    pick = [loads.get(k) for k in engines]
     res.rows["load saved index (s)"] = tuple(x and x["seconds"] for x in pick)
     res.rows["RSS after loading the index (MB)"] = tuple(x and x["rss"] for x in pick)
     res.rows["  of which the index (MB, RSS - RSS before load)"] = tuple(
@@ -356,9 +409,9 @@ def bench_corpus(corpus: Corpus, work: Path, args: argparse.Namespace) -> Result
 
     bot_queries = [text for _k, text, _t in qtokens[: args.bot_queries]]
     bot = bot_startup(settings_path, bot_queries, work, runs=max(1, args.startup_runs))
-    res.rows["bot start-up to serving, saved index (s)"] = (bot["startup"], None, None)
-    res.rows["bot RSS when serving (MB)"] = (bot["rss"], None, None)
-    res.rows[f"bot RSS after {bot['queries']} searches (MB)"] = (bot["rss_after"], None, None)
+    res.rows["bot start-up to serving, saved index (s)"] = (bot["startup"], None, None, None)
+    res.rows["bot RSS when serving (MB)"] = (bot["rss"], None, None, None)
+    res.rows[f"bot RSS after {bot['queries']} searches (MB)"] = (bot["rss_after"], None, None, None)
     res.facts["bot_mode"] = bot["mode"]
     res.facts["bot_wall"] = bot["wall"]
     say(
@@ -373,72 +426,7 @@ def bench_corpus(corpus: Corpus, work: Path, args: argparse.Namespace) -> Result
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Benchmark search speed and memory.")
-    parser.add_argument(
-        "--work",
-        type=Path,
-        default=ROOT / "benchmarks" / ".work",
-        help="generated corpora, indexes and saved models (default: %(default)s)",
-    )
-    parser.add_argument("--shared", type=Path, default=SHARED)
-    parser.add_argument(
-        "--synth",
-        type=int,
-        nargs="*",
-        default=[100_000],
-        help="synthetic corpus sizes (default: 100000)",
-    )
-    parser.add_argument("--million", action="store_true", help="add a 1,000,000-paper corpus")
-    parser.add_argument("--no-real", action="store_true", help="skip paperlists and scifact")
-    parser.add_argument(
-        "--tiny",
-        action="store_true",
-        help="a 600-paper corpus made from data/icml2026.jsonl; for the tests",
-    )
-    parser.add_argument(
-        "--queries", type=int, default=2000, help="queries per corpus, half titles, half keywords"
-    )
-    parser.add_argument(
-        "--rank-bm25-queries",
-        type=int,
-        default=1000,
-        help="queries also run through rank_bm25 (parity + latency)",
-    )
-    parser.add_argument(
-        "--rank-bm25-max-docs",
-        type=int,
-        default=200_000,
-        help="skip rank_bm25 above this corpus size (it needs ~5 GB at 1M)",
-    )
-    parser.add_argument("--bot-queries", type=int, default=1000)
-    parser.add_argument(
-        "--query-only",
-        action="store_true",
-        help="only index build from tokens and query latency/parity (no engine, autocomplete, "
-        "saved-index loads or bot start-up): the least a 1M latency comparison needs",
-    )
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "--targets-only",
-        action="store_true",
-        help="only issue 17's serving targets (build from text, bot memory, start-up, "
-        "autocomplete, /search, a second process), in fresh processes; no rank_bm25/bm25s",
-    )
-    parser.add_argument(
-        "--build-only",
-        action="store_true",
-        help="only the build from text of --targets-only (same fresh process and peak-PSS "
-        "sampling): a few minutes at 1M instead of 20+",
-    )
-    parser.add_argument(
-        "--startup-runs",
-        type=int,
-        help="bot start-ups measured alone, the best kept (default 2; --tiny: 0, the first "
-        "of the two --targets-only processes is measured while alone, and 1 for bot start-up)",
-    )
-    parser.add_argument("--out", type=Path, help="also write the report here (markdown)")
-    parser.add_argument("--quiet", action="store_true")
-    args = parser.parse_args(argv)
+    args = parse_args(argv)
     if args.startup_runs is None:  # the tests' run: fewer processes, the same checks
         args.startup_runs = 0 if args.tiny else 2
     work = args.work.resolve()
@@ -508,6 +496,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"(tokenise in parallel + build + save); bot start-up measured as: "
                     f"{r.facts['bot_mode']}"
                 )
+                + "".join(f"; {note}" for note in r.notes)
                 for r in results
             ],
         ]
