@@ -81,12 +81,16 @@ def test_a_damaged_block_or_block_index_is_a_damaged_file(tmp_path, papers):
     save_store(folder, papers, META)
     records = folder / "records.bin"
     data = bytearray(records.read_bytes())
-    data[len(data) // 2] ^= 0xFF
+    block_at = np.load(folder / "blocks.npy")
+    data[int(block_at[1] + block_at[2]) // 2] ^= 0xFF  # inside the second block
     records.write_bytes(bytes(data))
     store = PaperStore(folder, META)
-    with pytest.raises(DamagedFile, match=r"records\.bin: paper 1 does not decode \(block 1"):
-        store.row(0)
-    with pytest.raises(DamagedFile):
+    assert store.row(0) == papers[0]  # the first block is sound
+    first = int(np.flatnonzero(store.records.record_at[:, 0] == 1)[0])  # of the second
+    where = rf"records\.bin: paper {first + 1} does not decode"
+    with pytest.raises(DamagedFile, match=where + r" \(block 2: "):
+        store.row(first)
+    with pytest.raises(DamagedFile, match=where):
         list(store)
     save_store(folder, papers, META)
     at = np.load(folder / "record_at.npy")
@@ -105,3 +109,17 @@ def test_a_store_of_the_previous_format_is_refused(tmp_path, papers):
     (folder / "meta.json").write_text(json.dumps(dict(meta, format=6)), encoding="utf-8")
     with pytest.raises(StoreError, match="paper store format 6 != 7"):
         PaperStore(folder, META)
+
+
+def test_an_empty_store_and_one_past_the_dictionary_read_back(tmp_path, papers, monkeypatch):
+    """The first records wait for the dictionary: none at all, or more than it holds back."""
+    from bot.search.files import blocks
+
+    save_store(tmp_path / "empty", [], META)
+    assert list(PaperStore(tmp_path / "empty", META)) == []
+    monkeypatch.setattr(blocks, "DICTIONARY_RECORDS", 5)
+    save_store(tmp_path / "papers", papers, META)
+    store = PaperStore(tmp_path / "papers", META)
+    assert (tmp_path / "papers" / "dictionary.bin").read_bytes()
+    assert list(store) == papers
+    assert [store.row(i) for i in range(len(papers) - 1, -1, -1)] == papers[::-1]

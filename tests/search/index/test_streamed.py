@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import zlib
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -34,6 +33,7 @@ from bot.config import Settings, load_settings
 from bot.papers.corpus import load_corpus
 from bot.search.analysis.analyzer import Analyzer, raw_words
 from bot.search.engine import SearchEngine
+from bot.search.files.blocks import decompress
 from bot.search.files.paperstore import PaperStore
 from bot.search.index.build import Partial
 from bot.search.index.postings import BM25Index
@@ -84,9 +84,11 @@ PINNED = {
         # Issue 25: records compressed in blocks. Their compressed bytes (records.bin) and
         # where the blocks start (blocks.npy) are zlib's, which may differ by zlib build, so
         # what is pinned is the decompressed records (the same bytes format 6 saved
-        # uncompressed) and the block count; record_at.npy is zlib's no matter.
-        "blocks.npy": "8 blocks",
-        "record_at.npy": "dbff58bc733f8e8b74e0139340639616",
+        # uncompressed) and the block count; record_at.npy and dictionary.bin are zlib's no
+        # matter.
+        "blocks.npy": "110 blocks",
+        "dictionary.bin": "790c419120aea89d624bd5621e83035c",
+        "record_at.npy": "ddc3638585354f033e20b52c6b802b13",
         "records.bin": "3423b2f45ad7983b22cd0e0c4fdbf5ea",
         "title_heads.npy": "1820ff939048ff1407e2204aabe675f4",
         "title_words.npy": "c0bf0213cc758bcd2bfa1f166ab38292",
@@ -112,7 +114,8 @@ def saved_digests(index_dir: Path) -> dict[str, dict[str, str]]:
     pinned = {name: entry["digest"] for name, entry in store["files"].items()}
     block_at = np.load(folder / "papers" / "blocks.npy")
     data = (folder / "papers" / "records.bin").read_bytes()
-    records = b"".join(zlib.decompress(data[a:b]) for a, b in itertools.pairwise(block_at))
+    zdict = (folder / "papers" / "dictionary.bin").read_bytes()
+    records = b"".join(decompress(data[a:b], zdict) for a, b in itertools.pairwise(block_at))
     pinned["records.bin"] = hashlib.blake2b(records, digest_size=16).hexdigest()
     pinned["blocks.npy"] = f"{len(block_at) - 1} blocks"
     return {"index": index["digests"], "store": pinned}
