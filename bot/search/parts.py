@@ -124,6 +124,8 @@ class EngineParts:
         }
         if isinstance(papers, PaperStore):
             sizes["papers"] = (len(papers._recent), papers._recent.bound)
+            blocks = papers.records.cache
+            sizes["paper blocks (bytes)"] = (blocks.size, blocks.bound)
         return sizes
 
 

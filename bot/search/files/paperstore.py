@@ -1,10 +1,11 @@
 """The parsed corpus saved next to the index, so a restart neither re-parses JSON nor keeps
 every abstract in memory.
 
-`PaperStore` is a `Sequence[Paper]` over one file of compact JSON records (one per
-paper, found by offset): `store[i]` decodes paper i when it is asked for (a few microseconds),
-so the process holds only what every request needs — ids, titles, venues and years — and the
-abstracts stay on disk (in the page cache) until a hit shows them. Recently built papers are
+`PaperStore` is a `Sequence[Paper]` over compact JSON records (one per paper, compressed
+in blocks: `bot.search.files.blocks`): `store[i]` decodes paper i when it is asked for (its
+block decompressed on a miss of the block cache, ~0.1 ms), so the process holds only what
+every request needs — ids, titles, venues and years — and the abstracts stay on disk (in the
+page cache) until a hit shows them. Recently built papers are
 kept (`RECENT` of them), so `store[i] is store[i]` while i is in use.
 
 Trusted as far as it is cheap to: opening checks sizes and the meta, `check` the files that
@@ -18,8 +19,6 @@ like the index it sits in.
 from __future__ import annotations
 
 import json
-import os
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,8 @@ import numpy as np
 from bot.papers.files import check_sizes, read_meta
 from bot.papers.records import Link, Paper
 from bot.search.caches import LRU
+from bot.search.files.blocks import FILES as BLOCK_FILES
+from bot.search.files.blocks import BlockReader
 from bot.search.files.columns import (
     DamagedFile,
     IdLookup,
@@ -44,12 +45,12 @@ from bot.search.suggest.titles import TitleIndex
 # 2: every file's size and digest in meta.json, checked at load; 3: `added` (first-seen)
 # column; 4: TL;DR, BibTeX, authors.jsonl; 5: memory-mapped columns (line starts of ids,
 # titles and stamps, id orders) and the title index; digests checked off the start-up path;
-# 6: the inner words of titles (autocomplete inside a word)
-STORE_FORMAT = 6
+# 6: the inner words of titles (autocomplete inside a word); 7: records compressed in blocks
+# (`bot.search.files.blocks`)
+STORE_FORMAT = 7
 _COLUMNS = ("ids", "titles", "added")
 FILES = (
-    "records.bin",
-    "offsets.npy",
+    *BLOCK_FILES,
     "ids.txt",
     "titles.txt",
     "authors.jsonl",
@@ -200,7 +201,7 @@ class PaperStore(Rows[Paper]):
         if not isinstance(n, int):
             raise StoreError(f"{folder}: meta.json gives no paper count")
         try:
-            self.offsets = np.load(folder / "offsets.npy", mmap_mode="r", allow_pickle=False)
+            self.records = BlockReader(folder)
             cols = {}
             for name in _COLUMNS:
                 starts = np.load(folder / f"{name}_at.npy", mmap_mode="r", allow_pickle=False)
@@ -217,10 +218,6 @@ class PaperStore(Rows[Paper]):
             self.title_index = TitleIndex.open(folder, n)
             self.venue_of = np.load(folder / "venue_of.npy", mmap_mode="r", allow_pickle=False)
             self.year_of = np.load(folder / "year_of.npy", mmap_mode="r", allow_pickle=False)
-            path = folder / "records.bin"
-            # Read with pread, not mmap: a mapped file's pages count as this process's RSS,
-            # and the kernel maps whole neighbourhoods (fault-around) on every access.
-            self._file = path.open("rb")
         except (OSError, ValueError) as exc:
             raise StoreError(f"{folder}: cannot read paper store ({exc})") from exc
         self.venues: list[str] = meta.get("venues", [])
@@ -233,14 +230,12 @@ class PaperStore(Rows[Paper]):
             == self.venue_of.shape[0]
             == self.year_of.shape[0]
             == len(self.added)
-            == self.offsets.shape[0] - 1
             == n
-        ) or (n and int(self.offsets[-1]) != size):
+        ) or not self.records.fits(n, size):
             raise StoreError(f"{folder}: store files do not fit together")
         self.meta = meta
         self.folder = folder
         self.inode = identity(folder)  # which folder to mark damaged (`integrity.invalidate`)
-        self._lock = threading.Lock()
         self._recent: LRU[int, Paper] = LRU(RECENT)
 
     def check(self) -> None:
@@ -282,25 +277,20 @@ class PaperStore(Rows[Paper]):
         return paper
 
     def __iter__(self) -> Iterator[Paper]:
-        for i in range(len(self.ids)):
-            yield self._decoded(i)
+        for i, raw in enumerate(self.records):
+            yield self._checked(i, raw)
 
     def _decoded(self, i: int) -> Paper:
-        """Paper i read from records.bin; DamagedFile unless it decodes to a paper with the id
-        the ids column gives row i (bytes overwritten, records or offsets moved)."""
-        start, end = int(self.offsets[i]), int(self.offsets[i + 1])
+        return self._checked(i, self.records.record(i))
+
+    def _checked(self, i: int, raw: bytes) -> Paper:
+        """Paper i from its record; DamagedFile unless it decodes to a paper with the id the
+        ids column gives row i (bytes overwritten, records or their index moved)."""
         where = f"{self.folder}: records.bin: paper {i + 1}"
         try:
-            paper = _paper(self._read(start, end))
+            paper = _paper(raw)
         except (ValueError, TypeError) as exc:  # bad UTF-8 and bad JSON are ValueErrors
             raise DamagedFile(f"{where} does not decode ({type(exc).__name__})") from exc
         if paper.id != self.ids[i]:
             raise DamagedFile(f"{where} is not {self.ids[i]!r}")
         return paper
-
-    def _read(self, start: int, end: int) -> bytes:
-        if hasattr(os, "pread"):
-            return os.pread(self._file.fileno(), end - start, start)
-        with self._lock:  # no pread (Windows): seek + read, one reader at a time
-            self._file.seek(start)
-            return self._file.read(end - start)

@@ -1,10 +1,12 @@
 """The paper store written one paper at a time, so a build never holds the whole corpus.
 
-`StoreWriter` appends each paper's record, id, title, first-seen stamp and authors to their
-files as the corpus is read (`bot.search.index.streamed` streams a million papers through it);
-`finish` adds what needs every paper (offsets, venue and year columns, id orders, the title
-index) from the files just written, then meta.json with every file's size and digest. The
-files are byte for byte what `PaperStore` reads; `save_store` is the same writer over a list.
+`StoreWriter` appends each paper's record (compressed a block at a time,
+`bot.search.files.blocks`), id, title, first-seen stamp and authors to their files as the
+corpus is read (`bot.search.index.streamed` streams a million papers through it); `finish`
+adds what needs every paper (the records' block index, venue and year columns, id orders, the
+title index) from the files just written, then meta.json with every file's size and digest.
+The files are byte for byte what `PaperStore` reads; `save_store` is the same writer over a
+list.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import numpy as np
 
 from bot.papers.files import atomic_folder, file_digest
 from bot.papers.records import Paper
+from bot.search.files.blocks import BlockWriter
 from bot.search.files.columns import id_orders, line_starts
 from bot.search.files.paperstore import FILES, STORE_FORMAT, one_shot, record_bytes
 from bot.search.suggest.titles import TitleIndex
@@ -58,14 +61,13 @@ class StoreWriter:
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
         self.n = 0
-        self._records = (folder / "records.bin").open("wb")
+        self._records = BlockWriter(folder)
         self._lines = {
             name: (folder / (f"{name}.txt" if name != "authors" else "authors.jsonl")).open(
                 "w", encoding="utf-8", newline="\n"
             )
             for name in _LINES
         }
-        self._sizes = array("q")
         self._venues: dict[str, int] = {}
         self._venue_codes = array("i")
         self._years = array("i")
@@ -77,7 +79,7 @@ class StoreWriter:
         if _broken(paper):
             raise NotStorable(f"paper id or title with a line break: {paper.id!r}")
         sep = "\n" if self.n else ""
-        self._sizes.append(self._records.write(record_bytes(paper)))
+        self._records.add(record_bytes(paper))
         values = (paper.id, paper.title, paper.added or "")
         for name, value in zip(_LINES, values, strict=False):
             self._lines[name].write(sep + value)
@@ -96,9 +98,7 @@ class StoreWriter:
         """Close the files and write the rest of the store, meta.json last."""
         self.close()
         tmp, n = self.folder, self.n
-        offsets = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.frombuffer(self._sizes, dtype=np.int64), out=offsets[1:])
-        np.save(tmp / "offsets.npy", offsets)
+        records_bytes = self._records.finish(tmp)
         venues = sorted(self._venues)
         recode = np.array([venues.index(v) for v in self._venues], dtype=np.int32)
         codes = np.frombuffer(self._venue_codes, dtype=np.int32)
@@ -116,7 +116,7 @@ class StoreWriter:
             format=STORE_FORMAT,
             n_papers=n,
             venues=venues,
-            records_bytes=int(offsets[-1]),
+            records_bytes=records_bytes,
             aliases=self._aliases,
             files={
                 name: {"bytes": (tmp / name).stat().st_size, "digest": file_digest(tmp / name)}

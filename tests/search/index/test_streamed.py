@@ -14,12 +14,15 @@ authors, so each is merged with it as one work (`bot.papers.versions`).
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import json
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 import bot.search.analysis.analyzer
@@ -30,6 +33,7 @@ from bot.config import Settings, load_settings
 from bot.papers.corpus import load_corpus
 from bot.search.analysis.analyzer import Analyzer, raw_words
 from bot.search.engine import SearchEngine
+from bot.search.files.blocks import decompress
 from bot.search.files.paperstore import PaperStore
 from bot.search.index.build import Partial
 from bot.search.index.postings import BM25Index
@@ -77,7 +81,14 @@ PINNED = {
         "inner_sorted.npy": "8d29f458c5d5d8878849f4213fab90e4",
         "inner_vocab.txt": "deee047c8297744b08a2723094718382",
         "inner_vocab_at.npy": "727ede226fc23e13ece4624cf1d3a3ff",
-        "offsets.npy": "8764ea7832d106ca707eb6959bb4af70",
+        # Issue 25: records compressed in blocks. Their compressed bytes (records.bin) and
+        # where the blocks start (blocks.npy) are zlib's, which may differ by zlib build, so
+        # what is pinned is the decompressed records (the same bytes format 6 saved
+        # uncompressed) and the block count; record_at.npy and dictionary.bin are zlib's no
+        # matter.
+        "blocks.npy": "110 blocks",
+        "dictionary.bin": "790c419120aea89d624bd5621e83035c",
+        "record_at.npy": "ddc3638585354f033e20b52c6b802b13",
         "records.bin": "3423b2f45ad7983b22cd0e0c4fdbf5ea",
         "title_heads.npy": "1820ff939048ff1407e2204aabe675f4",
         "title_words.npy": "c0bf0213cc758bcd2bfa1f166ab38292",
@@ -100,10 +111,14 @@ def saved_digests(index_dir: Path) -> dict[str, dict[str, str]]:
     (folder,) = [p for p in index_dir.iterdir() if p.is_dir()]
     index = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
     store = json.loads((folder / "papers" / "meta.json").read_text(encoding="utf-8"))
-    return {
-        "index": index["digests"],
-        "store": {name: entry["digest"] for name, entry in store["files"].items()},
-    }
+    pinned = {name: entry["digest"] for name, entry in store["files"].items()}
+    block_at = np.load(folder / "papers" / "blocks.npy")
+    data = (folder / "papers" / "records.bin").read_bytes()
+    zdict = (folder / "papers" / "dictionary.bin").read_bytes()
+    records = b"".join(decompress(data[a:b], zdict) for a, b in itertools.pairwise(block_at))
+    pinned["records.bin"] = hashlib.blake2b(records, digest_size=16).hexdigest()
+    pinned["blocks.npy"] = f"{len(block_at) - 1} blocks"
+    return {"index": index["digests"], "store": pinned}
 
 
 @pytest.fixture(scope="module")
