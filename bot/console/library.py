@@ -14,13 +14,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot.app.checks import WORDS, stored_text
-from bot.app.exts.follows.embeds import follows_embed
+from bot.app.exts.follows.embeds import follows_embed, notice_title
 from bot.app.exts.follows.notify import notice_message
 from bot.app.exts.follows.views import NOTICE_PAGE
 from bot.app.exts.library.embeds import library_embed
 from bot.app.results.saving import save, saved_text
 from bot.config import LibrarySettings
 from bot.console.localdb import ConsoleContext
+from bot.follows.feeds import FeedError, Feeds, tune_options, tuned
 from bot.follows.notices import Notice, deliver, plan
 from bot.follows.store import FollowRefused, Follows
 from bot.library import actions as library
@@ -43,6 +44,8 @@ LIBRARY_HELP = """Library and follows (stored in the bot's database):
   /library import FILE    add the papers of a .bib, .ris or CSL-JSON file (Zotero...)
   /library clear          delete everything stored about you (asks first)
   /follow add QUERY       /follow list    /follow remove ID   (new papers show after /reload)
+  /follow tune ID frequency=refresh|daily|weekly time=HH:MM day=monday timezone=Europe/Paris
+                cap=1-10 exclude="survey benchmark" min_score=0-100   (any of them)
 """
 
 
@@ -178,8 +181,34 @@ class LocalLibrary:
             self.write(
                 "Follow removed.\n" if removed else f"No follow {arg!r} (see /follow list).\n"
             )
+        elif verb == "tune":
+            self._tune(arg)
         else:
             self.write(f"Unknown /follow command {verb!r}.\n" + LIBRARY_HELP)
+
+    def _tune(self, arg: str) -> None:
+        """`/follow tune ID KEY=VALUE ...`: the same settings and checks as Discord's."""
+        stored_text(arg, "the options")
+        follow_id, _, rest = arg.strip().partition(" ")
+        try:
+            options = tune_options(rest)
+        except FeedError as exc:
+            self.write(f"{exc}\n")
+            return
+
+        async def go(storage: Storage) -> str:
+            found = await Follows(storage).get(follow_id)
+            if found is None or found.user_id != LOCAL_USER or found.channel_id is not None:
+                return f"No follow {follow_id!r} of yours (see /follow list)."
+            feeds = Feeds(storage)
+            try:
+                settings = tuned(await feeds.get(found.follow_id, found.user_id), **options)
+            except FeedError as exc:
+                return str(exc)
+            await feeds.put(settings, library.now())
+            return f"{notice_title(found)}: {settings.describe()}."
+
+        self.write(self._run(go) + "\n")
 
     def after_reload(self) -> None:
         """Print what each follow gets from the papers the reload added (the console's notices

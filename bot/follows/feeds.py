@@ -142,6 +142,31 @@ def tuned(
     return replace(current, **changes)
 
 
+# `/follow tune` written as text (the console): KEY=VALUE words, each key the Discord option's.
+TUNE_KEYS = ("frequency", "time", "day", "timezone", "cap", "exclude", "min_score")
+
+
+def tune_options(text: str) -> dict[str, Any]:
+    """`frequency=daily time=09:30 exclude="survey benchmark" cap=3` as `tuned`'s keywords
+    (`exclude=-` clears the words); FeedError names an unknown key or a number that is not."""
+    options: dict[str, Any] = {}
+    for key, quoted, bare in re.findall(r'(\w+)=(?:"([^"]*)"|(\S*))', text):
+        value = quoted or bare
+        if key not in TUNE_KEYS:
+            raise FeedError(f"Unknown option {key!r}: use {', '.join(TUNE_KEYS)} (KEY=VALUE).")
+        if key in ("cap", "min_score"):
+            if not value.isdigit():
+                raise FeedError(f"{key} is a whole number, not {value!r}.")
+            options[key] = int(value)
+        elif key == "exclude":
+            options[key] = "" if value.strip() == "-" else value
+        else:
+            options[{"time": "at_time", "day": "weekday"}.get(key, key)] = value
+    if not options:
+        raise FeedError(f"Nothing to change: give one of {', '.join(TUNE_KEYS)} as KEY=VALUE.")
+    return options
+
+
 class Feeds:
     """Feed settings over one `Storage`; only ever read by the feed's own id and member."""
 

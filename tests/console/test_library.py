@@ -101,3 +101,43 @@ def test_follow_then_reload_prints_only_new_matches_once(tmp_path: Path) -> None
     console.handle("/reload")
     assert "New papers" not in out.getvalue()[len(before) :]
     console.close()
+
+
+def test_follow_tune_sets_what_discord_sets_and_refuses_what_it_refuses(tmp_path: Path) -> None:
+    console, out, corpus = console_for(tmp_path)
+    console.handle("/follow add transport")
+    follow_id = out.getvalue().split("(")[1].split(")")[0]
+    console.handle(f'/follow tune {follow_id} cap=1 exclude="rainfall survey" min_score=5')
+    assert (
+        "transport: after each refresh · 1 a message · without -rainfall, -survey · score ≥ 5%."
+        in out.getvalue()
+    )
+    for bad, said in (
+        (f"{follow_id} colour=red", "Unknown option 'colour'"),
+        (f"{follow_id} cap=many", "cap is a whole number"),
+        (f"{follow_id} cap=11", "The cap is 1 to 10"),
+        (f"{follow_id} frequency=hourly", "Frequency is one of refresh, daily, weekly"),
+        (f"{follow_id}", "Nothing to change"),
+        ("nope cap=2", "No follow 'nope' of yours"),
+    ):
+        console.handle(f"/follow tune {bad}")
+        assert said in out.getvalue().splitlines()[-1], (bad, out.getvalue().splitlines()[-1])
+    # The tuned feed is what the reload's notice follows: one paper shown, the rest behind ▶,
+    # and the excluded word's paper left out.
+    write(
+        corpus,
+        [
+            record(1, "Optimal transport maps"),
+            record(2, "Graph neural networks"),
+            record(3, "Transport of mass on graphs"),
+            record(4, "Transport of rainfall in cities"),
+            record(5, "Transport plans for robots"),
+            *FILLER,
+        ],
+    )
+    console.handle("/reload")
+    text = out.getvalue().split("/reload")[-1] if "/reload" in out.getvalue() else out.getvalue()
+    notice = text.split("New papers")[1]
+    assert "Rainfall" not in notice
+    assert "and 1 more (▶)" in notice, notice
+    console.close()
