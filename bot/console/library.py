@@ -23,7 +23,7 @@ from bot.config import LibrarySettings
 from bot.console.localdb import ConsoleContext
 from bot.follows.feeds import FeedError, Feeds, tune_options, tuned
 from bot.follows.notices import Notice, deliver, plan
-from bot.follows.store import FollowRefused, Follows
+from bot.follows.store import FOR_YOU, FollowRefused, Follows
 from bot.library import actions as library
 from bot.library import find, importing
 from bot.library.store import Library
@@ -44,6 +44,7 @@ LIBRARY_HELP = """Library and follows (stored in the bot's database):
   /library import FILE    add the papers of a .bib, .ris or CSL-JSON file (Zotero...)
   /library clear          delete everything stored about you (asks first)
   /follow add QUERY       /follow list    /follow remove ID   (new papers show after /reload)
+  /follow foryou          your For you papers (see /foryou) as they arrive, like a follow
   /follow tune ID frequency=refresh|daily|weekly time=HH:MM day=monday timezone=Europe/Paris
                 cap=1-10 exclude="survey benchmark" min_score=0-100   (any of them)
 """
@@ -153,10 +154,12 @@ class LocalLibrary:
         self.write(self._run(go) + "\n")
 
     def _follow(self, verb: str, arg: str) -> None:
-        if verb == "add":
-            query = " ".join(arg.split())
-            stored_text(query, "the query", WORDS)
-            self.engine().search(query, limit=1)  # bad syntax: a clear message, nothing kept
+        if verb in ("add", "foryou"):
+            # `/follow foryou`: the For you feed, a follow whose query is `FOR_YOU` (as on Discord).
+            query = FOR_YOU if verb == "foryou" else " ".join(arg.split())
+            if verb == "add":
+                stored_text(query, "the query", WORDS)
+                self.engine().search(query, limit=1)  # bad syntax: a clear message, nothing kept
 
             async def add(storage: Storage) -> str | None:
                 follows = Follows(storage)
@@ -168,10 +171,11 @@ class LocalLibrary:
                 return made.follow_id
 
             follow_id = self._run(add)
+            shown = "For you" if query == FOR_YOU else repr(query)
             if follow_id is None:
-                self.write(f"Already following {query!r} (see /follow list).\n")
+                self.write(f"Already following {shown} (see /follow list).\n")
                 return
-            self.write(f"Following {query!r} ({follow_id}): new matches show after /reload.\n")
+            self.write(f"Following {shown} ({follow_id}): new matches show after /reload.\n")
         elif verb in ("", "list"):
             found = self._run(lambda s: Follows(s).personal(LOCAL_USER))
             self.show(follows_embed(found, "🔔 Your follows", "this console"))

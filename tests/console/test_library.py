@@ -141,3 +141,25 @@ def test_follow_tune_sets_what_discord_sets_and_refuses_what_it_refuses(tmp_path
     assert "Rainfall" not in notice
     assert "and 1 more (▶)" in notice, notice
     console.close()
+
+
+def test_follow_foryou_is_the_for_you_feed_as_on_discord(tmp_path: Path) -> None:
+    console, out, corpus = console_for(tmp_path)
+    console.handle("/follow foryou")
+    assert "Following For you (" in out.getvalue()
+    console.handle("/follow foryou")
+    assert "Already following For you" in out.getvalue().splitlines()[-1]
+    # Three saved transport papers teach it; a new transport paper arrives with a reload.
+    papers = [record(1, "Optimal transport maps"), record(2, "Graph neural networks")]
+    papers += [record(10 + i, f"Transport plans {w}") for i, w in enumerate("xyz")]
+    write(corpus, [*papers, *FILLER])
+    console.handle("/reload")
+    for n in (10, 11, 12):
+        console.handle(f"/save t/{n}")
+    write(corpus, [*papers, record(20, "Transport plans for robots"), *FILLER])
+    before = len(out.getvalue())
+    console.handle("/reload")
+    notice = out.getvalue()[before:]
+    assert "New papers" in notice
+    assert "Transport plans for robots" in notice
+    console.close()
