@@ -29,7 +29,6 @@ from bot.search.query.notices import (
     WEAK_FRACTION,
     WEAK_NOTICE,
     WEAK_PERCENTILE,
-    calibration,
     plain_scores,
     strength,
 )
@@ -86,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     papers = [p for path in files for p in load_file(path).papers]
     engine = SearchEngine(papers)
     started = time.perf_counter()
-    found = calibration(engine._parts)
+    found = engine._parts.calibration
     cuts = ", ".join(f"{n} terms {found.cut(n):.3f}" for n in (2, 4, 8, 16, 32))
     print(
         f"corpus: {len(papers)} papers; {found.strengths.shape[0]} calibration queries "

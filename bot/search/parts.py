@@ -25,6 +25,7 @@ from bot.search.files.integrity import IntegrityCheck
 from bot.search.files.paperstore import PaperStore
 from bot.search.index.postings import BM25Index, BM25Params
 from bot.search.query.filters import PlanFilters
+from bot.search.query.notices import Calibration, calibrate
 from bot.search.query.proximity import run_starts_cache
 from bot.search.suggest.lookups import PaperLookups
 from bot.search.suggest.spelling import Speller
@@ -92,6 +93,13 @@ class EngineParts:
     @cached_property
     def speller(self) -> Speller:
         return Speller(self.analyzer, self.index, lambda doc: doc_text(self.lookups.papers[doc]))
+
+    @cached_property
+    def calibration(self) -> Calibration:
+        """What a good match scores on this corpus, for the weak-match notice
+        (`bot.search.query.notices`): computed on the first query with words, kept with the
+        index it measured (a reload's new parts measure again)."""
+        return calibrate(self)
 
     @cached_property
     def _doc_terms_cache(self) -> LRU[int, list[str]]:

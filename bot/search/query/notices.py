@@ -22,7 +22,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
-from weakref import WeakKeyDictionary
 
 import numpy as np
 
@@ -50,7 +49,6 @@ MAX_WEAK_TERMS = 10
 MIN_SAMPLE = 8  # fewer calibration queries than this say nothing about the corpus: no notice
 FIRST_WORDS = 40  # words of an abstract's first sentence, as known-item queries take them
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
-_CALIBRATIONS: WeakKeyDictionary[BM25Index, Calibration] = WeakKeyDictionary()
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,14 +119,6 @@ def calibrate(parts: EngineParts, sample: int = WEAK_SAMPLE) -> Calibration:
     return Calibration(np.array(lengths, dtype=np.float64), np.array(found, dtype=np.float64))
 
 
-def calibration(parts: EngineParts) -> Calibration:
-    """`calibrate` once per index."""
-    found = _CALIBRATIONS.get(parts.index)
-    if found is None:
-        found = _CALIBRATIONS[parts.index] = calibrate(parts)
-    return found
-
-
 def plain_scores(index: BM25Index, plan: Plan, docs: np.ndarray) -> np.ndarray:
     """The plain BM25 scores of `docs` (any order) for the plan's terms, without the word-order
     bonus: what a match's strength is measured on, as the calibration measures it."""
@@ -142,7 +132,7 @@ def is_weak(parts: EngineParts, plan: Plan, best: float) -> bool:
     n_terms = len(plan.terms) + len(plan.extra)
     if not 0 < len(plan.terms) <= MAX_WEAK_TERMS:
         return False
-    return strength(parts.index, plan, best) < calibration(parts).cut(n_terms)
+    return strength(parts.index, plan, best) < parts.calibration.cut(n_terms)
 
 
 WEAK_NOTICE = (

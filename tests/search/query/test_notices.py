@@ -10,7 +10,6 @@ from bot.search.query.notices import (
     WEAK_FRACTION,
     WEAK_NOTICE,
     Calibration,
-    calibration,
     first_sentence,
     strength,
 )
@@ -76,7 +75,7 @@ def test_more_like_this_is_never_weak(engine) -> None:
 
 
 def test_the_weak_cut_comes_from_the_corpus_own_titles_and_sentences(engine) -> None:
-    found = calibration(engine._parts)
+    found = engine._parts.calibration
     assert found.strengths.shape[0] == 2 * len(engine.papers)  # small: every title, sentence
     assert 0 < found.cut(4) < float(np.median(found.strengths))
     # A paper's own title or first sentence is a good match: never flagged.
