@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 import tempfile
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,13 @@ from bot.config import DiscordSettings, Secrets, Settings
 from bot.papers.links import clean_url
 from bot.search.engine import SearchEngine
 from bot.storage.store import Storage
-from tests.fakediscord import FakeDiscord, InteractionHandle, iter_components, rules_components
+from tests.fakediscord import (
+    BotConnection,
+    FakeDiscord,
+    InteractionHandle,
+    iter_components,
+    rules_components,
+)
 from tests.fakediscord.rules_messages import COMPONENTS_V2
 
 TOKEN = "fake-token.Sup3rSecretValue.DoNotLog"
@@ -56,6 +64,30 @@ def make_bot(
     bot = PaperBot(settings, engine=engine, storage=storage, shard_count=1, **options)
     bot.defer_after = 1.0
     return bot
+
+
+@asynccontextmanager
+async def bot_on_sqlite(
+    fake: FakeDiscord,
+    connect_bot: Callable[..., Awaitable[BotConnection]],
+    engine: SearchEngine,
+    path: Path,
+) -> AsyncIterator[PaperBot]:
+    """A bot on its own SQLite database at `path`, connected to the loopback Discord."""
+    storage = await Storage.open(str(path))
+    try:
+        bot = make_bot(make_settings(fake), engine, storage)
+        await connect_bot(bot, TOKEN)
+        yield bot
+    finally:
+        await storage.close()
+
+
+async def ephemeral_reply(
+    fake: FakeDiscord, name: str, options: dict[str, Any] | None = None, **kw: Any
+) -> Any:
+    """The answer to `/name options`, which must be the first, ephemeral response."""
+    return await answered(await fake.slash(name, options, **kw), type=4, ephemeral=True)
 
 
 def assert_within_limits(body: dict[str, Any]) -> None:

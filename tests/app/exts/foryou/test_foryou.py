@@ -19,8 +19,12 @@ from bot.foryou import DOWN, UP, Ratings
 from bot.library import Library
 from bot.papers.records import Link, Paper
 from bot.search.engine import SearchEngine
-from bot.storage.store import Storage
-from tests.app.helpers import TOKEN, answered, make_bot, make_settings, page_hits
+from tests.app.helpers import (
+    answered,
+    bot_on_sqlite,
+    ephemeral_reply,
+    page_hits,
+)
 from tests.fakediscord import BotConnection, FakeDiscord
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
@@ -64,15 +68,11 @@ async def env(
     engine: SearchEngine,
     tmp_path: Any,
 ) -> AsyncIterator[tuple[FakeDiscord, PaperBot]]:
-    storage = await Storage.open(str(tmp_path / "bot.sqlite3"))
-    bot = make_bot(make_settings(fake_discord), engine, storage)
-    await connect_bot(bot, TOKEN)
-    yield fake_discord, bot
-    await storage.close()
+    async with bot_on_sqlite(fake_discord, connect_bot, engine, tmp_path / "bot.sqlite3") as bot:
+        yield fake_discord, bot
 
 
-async def _slash(fake: FakeDiscord, name: str, options: dict[str, Any] | None = None, **kw: Any):
-    return await answered(await fake.slash(name, options, **kw), type=4, ephemeral=True)
+_slash = ephemeral_reply
 
 
 async def test_foryou_falls_back_learns_pages_and_a_disliked_paper_never_returns(

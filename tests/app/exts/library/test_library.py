@@ -20,7 +20,14 @@ from bot.papers.records import Link, Paper
 from bot.search.engine import SearchEngine
 from bot.storage.store import Storage
 from tests.app.exts.daily.support import DUE, DailyEnv
-from tests.app.helpers import TOKEN, answered, make_bot, make_settings
+from tests.app.helpers import (
+    TOKEN,
+    answered,
+    bot_on_sqlite,
+    ephemeral_reply,
+    make_bot,
+    make_settings,
+)
 from tests.fakediscord import BotConnection, FakeDiscord, iter_components
 
 TRICKY = Paper(
@@ -63,15 +70,11 @@ async def env(
     engine: SearchEngine,
     tmp_path: Any,
 ) -> AsyncIterator[tuple[FakeDiscord, PaperBot]]:
-    storage = await Storage.open(str(tmp_path / "bot.sqlite3"))
-    bot = make_bot(make_settings(fake_discord), engine, storage)
-    await connect_bot(bot, TOKEN)
-    yield fake_discord, bot
-    await storage.close()
+    async with bot_on_sqlite(fake_discord, connect_bot, engine, tmp_path / "bot.sqlite3") as bot:
+        yield fake_discord, bot
 
 
-async def _slash(fake: FakeDiscord, name: str, options: dict[str, Any] | None = None, **kw: Any):
-    return await answered(await fake.slash(name, options, **kw), type=4, ephemeral=True)
+_slash = ephemeral_reply
 
 
 async def test_save_from_search_detail_show_read_remove(env: tuple[FakeDiscord, PaperBot]) -> None:
